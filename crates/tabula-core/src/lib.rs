@@ -1,0 +1,17 @@
+//! Tabula's games and the one trait they share.
+//!
+//! This crate owns the rules: the [`Game`] trait every search algorithm is written
+//! against, and the games themselves. It knows nothing of search or front ends.
+//! A new game is one file in this crate implementing [`Game`], plus one line in
+//! [`registry`] so that the command line can find it by name.
+
+pub mod connect4;
+pub mod game;
+pub mod registry;
+pub mod symmetry;
+pub mod tictactoe;
+pub mod zobrist;
+
+pub use connect4::ConnectFour;
+pub use game::{Game, GameError, Outcome, Player};
+pub use tictactoe::TicTacToe;

@@ -1,0 +1,424 @@
+//! The Connect Four strong solver, after Pascal Pons' tutorial.
+//!
+//! Scores follow his convention, from the side to move: a win with the player's
+//! `k`-th stone scores `cells/2 + 1 - k` (`22 - k` on 7x6), a loss the negative of the
+//! winner's, a draw 0. The search is negamax with alpha-beta on bitboards, only over
+//! moves that do not hand the opponent an immediate win, ordered by how many winning
+//! cells they create (centre columns first on ties), with a transposition table that
+//! keeps upper and lower bounds, driven by null-window searches that bisect the score
+//! range (iterative deepening on the score, not on depth).
+
+use tabula_core::connect4::Geometry;
+use tabula_core::{ConnectFour, Game};
+
+use crate::solver_table::SolverTable;
+
+/// Why a position cannot be solved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SolverError {
+    /// The game is already over.
+    #[error("the game is already over")]
+    GameOver,
+    /// The solver was built for another board size.
+    #[error("position is {got}, the solver was built for {want}")]
+    WrongBoard {
+        /// The solver's board.
+        want: String,
+        /// The position's board.
+        got: String,
+    },
+}
+
+/// The value `analyze` reports for a full column (as Pons' solver prints it).
+pub const INVALID_MOVE: i32 = -1000;
+
+#[derive(Clone, Copy, Debug)]
+struct Pos {
+    /// Stones of the side to move.
+    current: u64,
+    /// All stones.
+    mask: u64,
+    moves: i32,
+}
+
+impl Pos {
+    #[inline]
+    fn key(&self) -> u64 {
+        self.current.wrapping_add(self.mask)
+    }
+
+    #[inline]
+    fn play(&self, mv: u64) -> Pos {
+        Pos {
+            current: self.current ^ self.mask,
+            mask: self.mask | mv,
+            moves: self.moves + 1,
+        }
+    }
+}
+
+/// A move with its ordering score; a sorted run of at most `width` of them.
+struct MoveSorter {
+    entries: [(u64, u32); 16],
+    size: usize,
+}
+
+impl MoveSorter {
+    #[inline]
+    fn new() -> Self {
+        MoveSorter {
+            entries: [(0, 0); 16],
+            size: 0,
+        }
+    }
+
+    /// Insertion keeps entries sorted by score; among equal scores the one added last
+    /// comes out first.
+    #[inline]
+    fn add(&mut self, mv: u64, score: u32) {
+        let mut pos = self.size;
+        self.size += 1;
+        while pos > 0 && self.entries[pos - 1].1 > score {
+            self.entries[pos] = self.entries[pos - 1];
+            pos -= 1;
+        }
+        self.entries[pos] = (mv, score);
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.size == 0 {
+            None
+        } else {
+            self.size -= 1;
+            Some(self.entries[self.size].0)
+        }
+    }
+}
+
+/// A Connect Four solver for one board size; its transposition table persists between
+/// calls, which speeds up solving related positions (e.g. `analyze`).
+#[derive(Clone, Debug)]
+pub struct Solver {
+    geo: Geometry,
+    table: SolverTable,
+    /// Columns from the centre outwards.
+    order: Vec<usize>,
+    column_masks: Vec<u64>,
+    min_score: i32,
+    max_score: i32,
+    nodes: u64,
+}
+
+impl Solver {
+    /// Default transposition table size in MiB.
+    pub const DEFAULT_TABLE_MB: usize = 64;
+
+    /// A solver for boards of `geo` with a transposition table of `table_mb` MiB.
+    pub fn new(geo: Geometry, table_mb: usize) -> Self {
+        let w = geo.width() as i32;
+        let order = (0..w)
+            .map(|i| (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize)
+            .collect();
+        let cells = geo.cells() as i32;
+        Solver {
+            geo,
+            table: SolverTable::with_megabytes(table_mb),
+            order,
+            column_masks: (0..geo.width()).map(|c| geo.column_mask(c)).collect(),
+            min_score: -cells / 2 + 3,
+            max_score: (cells + 1) / 2 - 3,
+            nodes: 0,
+        }
+    }
+
+    /// The board size this solver handles.
+    pub fn geometry(&self) -> Geometry {
+        self.geo
+    }
+
+    /// Positions searched since the last [`Solver::reset_nodes`].
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Sets the node counter to zero.
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+    }
+
+    /// Empties the transposition table (for benchmarks that time positions alone).
+    pub fn clear(&mut self) {
+        self.table.clear();
+    }
+
+    fn check(&self, game: &ConnectFour) -> Result<Pos, SolverError> {
+        if game.geometry() != self.geo {
+            return Err(SolverError::WrongBoard {
+                want: ConnectFour::with_geometry(self.geo).name(),
+                got: game.name(),
+            });
+        }
+        if game.is_terminal() {
+            return Err(SolverError::GameOver);
+        }
+        Ok(Pos {
+            current: game.current(),
+            mask: game.mask(),
+            moves: game.ply() as i32,
+        })
+    }
+
+    /// The exact score of `game` (strong), or only its sign (`weak`: 1 win, 0 draw, -1 loss).
+    pub fn solve(&mut self, game: &ConnectFour, weak: bool) -> Result<i32, SolverError> {
+        let p = self.check(game)?;
+        Ok(self.solve_pos(&p, weak))
+    }
+
+    /// The score of every column from the side to move (`INVALID_MOVE` for full columns).
+    pub fn analyze(&mut self, game: &ConnectFour, weak: bool) -> Result<Vec<i32>, SolverError> {
+        let p = self.check(game)?;
+        let cells = self.geo.cells() as i32;
+        let mut scores = vec![INVALID_MOVE; self.geo.width()];
+        for (col, score) in scores.iter_mut().enumerate() {
+            if !game.can_play(col) {
+                continue;
+            }
+            *score = if game.is_winning_move(col) {
+                if weak {
+                    1
+                } else {
+                    (cells + 1 - p.moves) / 2
+                }
+            } else {
+                let mv = self.geo.possible(p.mask) & self.column_masks[col];
+                let child = p.play(mv);
+                -self.solve_pos(&child, weak)
+            };
+        }
+        Ok(scores)
+    }
+
+    /// A best column (the most central among equals) and its score.
+    pub fn best_move(&mut self, game: &ConnectFour) -> Result<(u8, i32), SolverError> {
+        let scores = self.analyze(game, false)?;
+        let mut best: Option<(usize, i32)> = None;
+        for &col in &self.order {
+            let s = scores[col];
+            if s != INVALID_MOVE && best.is_none_or(|(_, b)| s > b) {
+                best = Some((col, s));
+            }
+        }
+        // a non-terminal position always has a playable column
+        let (col, s) = best.ok_or(SolverError::GameOver)?;
+        Ok((col as u8, s))
+    }
+
+    #[inline]
+    fn can_win_next(&self, p: &Pos) -> bool {
+        self.geo.winning_positions(p.current, p.mask) & self.geo.possible(p.mask) != 0
+    }
+
+    fn solve_pos(&mut self, p: &Pos, weak: bool) -> i32 {
+        let cells = self.geo.cells() as i32;
+        if self.can_win_next(p) {
+            return if weak { 1 } else { (cells + 1 - p.moves) / 2 };
+        }
+        let (mut min, mut max) = if weak {
+            (-1, 1)
+        } else {
+            (-(cells - p.moves) / 2, (cells + 1 - p.moves) / 2)
+        };
+        // Bisect the score range with null-window searches, probing near zero first
+        // (most positions are close to it, and narrow windows cut hardest).
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(p, med, med + 1);
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        if weak {
+            min.signum()
+        } else {
+            min
+        }
+    }
+
+    /// Moves that do not let the opponent win at once: none if the opponent has two
+    /// threats to play, only the block if it has one, and never a cell just below an
+    /// opponent's winning cell.
+    #[inline]
+    fn non_losing_moves(&self, p: &Pos) -> u64 {
+        let mut possible = self.geo.possible(p.mask);
+        let opponent_win = self.geo.winning_positions(p.current ^ p.mask, p.mask);
+        let forced = possible & opponent_win;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                return 0;
+            }
+            possible = forced;
+        }
+        possible & !(opponent_win >> 1)
+    }
+
+    /// Negamax within `(alpha, beta)`. The side to move cannot win at once (its parent
+    /// only plays moves that prevent that).
+    fn negamax(&mut self, p: &Pos, mut alpha: i32, mut beta: i32) -> i32 {
+        debug_assert!(alpha < beta);
+        self.nodes += 1;
+        let cells = self.geo.cells() as i32;
+        let possible = self.non_losing_moves(p);
+        if possible == 0 {
+            return -(cells - p.moves) / 2;
+        }
+        if p.moves >= cells - 2 {
+            return 0;
+        }
+        let min = -(cells - 2 - p.moves) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let mut max = (cells - 1 - p.moves) / 2;
+        let key = p.key();
+        let stored = i32::from(self.table.get(key));
+        if stored != 0 {
+            if stored > self.max_score - self.min_score + 1 {
+                let lower = stored + 2 * self.min_score - self.max_score - 2;
+                if alpha < lower {
+                    alpha = lower;
+                    if alpha >= beta {
+                        return alpha;
+                    }
+                }
+            } else {
+                max = max.min(stored + self.min_score - 1);
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        let mut moves = MoveSorter::new();
+        for &col in self.order.iter().rev() {
+            let mv = possible & self.column_masks[col];
+            if mv != 0 {
+                let threats = self.geo.winning_positions(p.current | mv, p.mask);
+                moves.add(mv, threats.count_ones());
+            }
+        }
+        while let Some(mv) = moves.next() {
+            let child = p.play(mv);
+            let score = -self.negamax(&child, -beta, -alpha);
+            if score >= beta {
+                self.table
+                    .put(key, (score + self.max_score - 2 * self.min_score + 2) as u8);
+                return score;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+        }
+        self.table.put(key, (alpha - self.min_score + 1) as u8);
+        alpha
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn solve(moves: &str) -> i32 {
+        let g = ConnectFour::from_moves(Geometry::STANDARD, moves).unwrap();
+        Solver::new(Geometry::STANDARD, 16).solve(&g, false).unwrap()
+    }
+
+    #[test]
+    fn pons_examples() {
+        assert_eq!(solve("4455"), 18);
+        assert_eq!(solve("44455554221"), -15);
+    }
+
+    #[test]
+    fn small_boards() {
+        let value = |w, h| {
+            let geo = Geometry::new(w, h).unwrap();
+            Solver::new(geo, 8)
+                .solve(&ConnectFour::with_geometry(geo), false)
+                .unwrap()
+        };
+        assert_eq!(value(4, 4), 0, "4x4 draw");
+        assert_eq!(value(5, 4), 0, "5x4 draw");
+        assert!(value(6, 4) < 0, "6x4 second player wins");
+        assert_eq!(value(5, 5), 0, "5x5 draw");
+    }
+
+    #[test]
+    fn agrees_with_generic_negamax_on_a_small_board() {
+        // The generic search scores by end ply; map both to win/draw/loss per column.
+        use crate::negamax::Negamax;
+        let geo = Geometry::new(4, 4).unwrap();
+        for moves in ["", "1", "12", "2332", "1234"] {
+            let g = ConnectFour::from_moves(geo, moves).unwrap();
+            let mut solver = Solver::new(geo, 4);
+            let ours: Vec<i32> = solver
+                .analyze(&g, false)
+                .unwrap()
+                .into_iter()
+                .filter(|&s| s != INVALID_MOVE)
+                .collect();
+            let theirs: Vec<i32> = Negamax::new()
+                .analyze(&g)
+                .into_iter()
+                .map(|(_, v)| v.signum())
+                .collect();
+            let ours: Vec<i32> = ours.iter().map(|s| s.signum()).collect();
+            assert_eq!(ours, theirs, "position {moves:?}");
+        }
+    }
+
+    #[test]
+    fn analyze_and_weak() {
+        let mut s = Solver::new(Geometry::STANDARD, 16);
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "4455").unwrap();
+        assert_eq!(s.solve(&g, true).unwrap(), 1);
+        // Test_L3_R1, first line: column 4 is full, the position scores -1
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "2252576253462244111563365343671351441")
+            .unwrap();
+        let scores = s.analyze(&g, false).unwrap();
+        assert_eq!(scores[3], INVALID_MOVE);
+        assert_eq!(scores.iter().max(), Some(&-1));
+        assert_eq!(s.solve(&g, false).unwrap(), -1);
+        let (col, v) = s.best_move(&g).unwrap();
+        assert_eq!((scores[col as usize], v), (-1, -1));
+        let weak = s.analyze(&g, true).unwrap();
+        assert_eq!(weak.iter().max(), Some(&-1));
+        // a winning column scores its win
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "7422341735647741166133573473242566")
+            .unwrap();
+        let scores = s.analyze(&g, false).unwrap();
+        assert_eq!(scores.iter().max(), Some(&1));
+    }
+
+    #[test]
+    fn refuses_finished_and_foreign_positions() {
+        let mut s = Solver::new(Geometry::STANDARD, 4);
+        let won = ConnectFour::from_moves(Geometry::STANDARD, "1212121").unwrap();
+        assert_eq!(s.solve(&won, false), Err(SolverError::GameOver));
+        let small = ConnectFour::with_geometry(Geometry::new(4, 4).unwrap());
+        assert!(matches!(s.solve(&small, false), Err(SolverError::WrongBoard { .. })));
+    }
+}

@@ -1,0 +1,14 @@
+//! Search over any Tabula game.
+//!
+//! This crate owns the algorithms that look ahead: exact negamax with alpha-beta and a
+//! transposition table for any [`tabula_core::Game`], game-tree counting (perft), and
+//! the specialised Connect Four solver. It sees games only through the `Game` trait,
+//! except the Connect Four solver, which works on the game's bitboards.
+
+pub mod connect4_solver;
+pub mod negamax;
+pub mod perft;
+pub mod solver_table;
+
+pub use connect4_solver::{Solver, SolverError};
+pub use negamax::Negamax;
