@@ -1,1 +1,57 @@
-fn main() {}
+//! `tabula`: the command line of the Tabula game-AI engine.
+//!
+//! Each subcommand lives in its own module; they call the library crates and own only
+//! input, output and error reporting.
+
+mod bench;
+mod perft;
+mod play;
+mod solve;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Tabula: play against strong game AI, solve positions, and look inside the search.
+#[derive(Parser)]
+#[command(name = "tabula", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play a game in the terminal against the perfect player.
+    Play(play::PlayArgs),
+    /// Solve Connect Four positions given as move strings (Pascal Pons' format).
+    Solve(solve::SolveArgs),
+    /// Count move sequences and distinct positions by ply (checks a game's rules).
+    Perft(perft::PerftArgs),
+    /// Measure speed: `tabula bench solver --set FILE`.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(a) => play::run(a),
+        Command::Solve(a) => solve::run(a),
+        Command::Perft(a) => perft::run(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

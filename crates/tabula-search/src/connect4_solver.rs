@@ -199,19 +199,40 @@ impl Solver {
         Ok(scores)
     }
 
-    /// A best column (the most central among equals) and its score.
+    /// A best column and the position's score. Cheaper than [`Solver::analyze`]: it
+    /// solves the position once, then tests columns in search order with one
+    /// null-window search each until one reaches that score.
     pub fn best_move(&mut self, game: &ConnectFour) -> Result<(u8, i32), SolverError> {
-        let scores = self.analyze(game, false)?;
-        let mut best: Option<(usize, i32)> = None;
-        for &col in &self.order {
-            let s = scores[col];
-            if s != INVALID_MOVE && best.is_none_or(|(_, b)| s > b) {
-                best = Some((col, s));
+        let p = self.check(game)?;
+        let cells = self.geo.cells() as i32;
+        let possible = self.geo.possible(p.mask);
+        let wins = self.geo.winning_positions(p.current, p.mask) & possible;
+        let score = self.solve_pos(&p, false);
+        let columns = self.order.clone();
+        if wins != 0 {
+            let col = columns.iter().copied().find(|&c| wins & self.column_masks[c] != 0);
+            return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
+        }
+        let safe = self.non_losing_moves(&p);
+        if safe == 0 {
+            // every move loses at once: any playable column will do
+            let col = columns.iter().copied().find(|&c| possible & self.column_masks[c] != 0);
+            return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
+        }
+        for &col in &columns {
+            let mv = safe & self.column_masks[col];
+            if mv == 0 {
+                continue;
+            }
+            let child = p.play(mv);
+            // the child cannot win at once (the move was safe); is its value <= -score?
+            if p.moves + 1 >= cells || -self.negamax(&child, -score, -score + 1) >= score {
+                return Ok((col as u8, score));
             }
         }
-        // a non-terminal position always has a playable column
-        let (col, s) = best.ok_or(SolverError::GameOver)?;
-        Ok((col as u8, s))
+        // Not reached when the search is consistent; fall back to the first safe column.
+        let col = columns.iter().copied().find(|&c| safe & self.column_masks[c] != 0);
+        col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver)
     }
 
     #[inline]

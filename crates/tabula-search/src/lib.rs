@@ -5,6 +5,7 @@
 //! the specialised Connect Four solver. It sees games only through the `Game` trait,
 //! except the Connect Four solver, which works on the game's bitboards.
 
+pub mod agent;
 pub mod connect4_solver;
 pub mod negamax;
 pub mod perft;

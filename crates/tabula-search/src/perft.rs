@@ -18,11 +18,12 @@ pub struct PerftRow {
     pub terminal: u64,
 }
 
-/// Counts sequences and distinct positions for plies `0..=depth`, one ply at a time.
+/// Counts sequences and distinct positions for plies `0..=depth`, one ply at a time,
+/// stopping early (fewer rows) once a ply holds more than `max_positions` positions.
 ///
 /// Positions are told apart by their Zobrist hash (64 bits: a collision among the
 /// at most millions of positions counted here has a probability below 1e-6).
-pub fn perft<G: Game>(root: &G, depth: usize) -> Vec<PerftRow> {
+pub fn perft<G: Game>(root: &G, depth: usize, max_positions: usize) -> Vec<PerftRow> {
     // hash -> (a representative state, number of sequences reaching it)
     let mut level: HashMap<u64, (G, u64)> = HashMap::new();
     level.insert(root.position_hash(), (root.clone(), 1));
@@ -35,7 +36,7 @@ pub fn perft<G: Game>(root: &G, depth: usize) -> Vec<PerftRow> {
             terminal: level.values().filter(|(g, _)| g.is_terminal()).count() as u64,
         };
         rows.push(row);
-        if ply == depth {
+        if ply == depth || level.len() > max_positions {
             break;
         }
         let mut next: HashMap<u64, (G, u64)> = HashMap::with_capacity(level.len() * 4);
@@ -99,7 +100,7 @@ mod tests {
 
     #[test]
     fn tictactoe_counts() {
-        let rows = perft(&TicTacToe::new(), 9);
+        let rows = perft(&TicTacToe::new(), 9, usize::MAX);
         let nodes: Vec<u64> = rows.iter().map(|r| r.nodes).collect();
         assert_eq!(
             nodes,
@@ -116,7 +117,7 @@ mod tests {
 
     #[test]
     fn connect4_positions_by_ply() {
-        let rows = perft(&ConnectFour::new(), 8);
+        let rows = perft(&ConnectFour::new(), 8, usize::MAX);
         let positions: Vec<u64> = rows.iter().map(|r| r.positions).collect();
         assert_eq!(
             positions,
@@ -126,5 +127,6 @@ mod tests {
         assert_eq!(rows[6].terminal, 0);
         assert!(rows[7].terminal > 0);
         assert_eq!(rows[4].nodes, 7u64.pow(4));
+        assert_eq!(perft(&ConnectFour::new(), 8, 100).len(), 4);
     }
 }

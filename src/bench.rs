@@ -1,0 +1,114 @@
+//! `tabula bench`: speed measurements recorded in BENCHMARKS.md.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use tabula_core::ConnectFour;
+use tabula_search::Solver;
+
+use crate::solve::connect4_geometry;
+
+/// Measure speed.
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    what: BenchCommand,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Solve every position of a test set (`moves score` lines), check each score and
+    /// report time and nodes per position.
+    Solver(SolverBench),
+}
+
+#[derive(Args)]
+struct SolverBench {
+    /// A file of `moves score` lines, e.g. ../shared/data/connect4/Test_L2_R2.
+    #[arg(long)]
+    set: PathBuf,
+    /// The game (connect4 or connect4:WxH).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Weak solving (win/draw/loss only).
+    #[arg(long)]
+    weak: bool,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = Solver::DEFAULT_TABLE_MB)]
+    table_mb: usize,
+    /// Keep the transposition table between positions (by default each position is
+    /// solved from an empty table; clearing is not timed).
+    #[arg(long)]
+    keep_table: bool,
+    /// Solve only the first N positions.
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+pub fn run(args: BenchArgs) -> Result<ExitCode> {
+    match args.what {
+        BenchCommand::Solver(b) => solver(b),
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        0.0
+    } else if v.len() % 2 == 1 {
+        v[v.len() / 2]
+    } else {
+        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
+    }
+}
+
+fn solver(b: SolverBench) -> Result<ExitCode> {
+    let geo = connect4_geometry(&b.game)?;
+    let text = fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
+    let mut solver = Solver::new(geo, b.table_mb);
+    let (mut times, mut nodes) = (Vec::new(), Vec::new());
+    let mut wrong = 0;
+    for (i, line) in text.lines().enumerate().take(b.limit.unwrap_or(usize::MAX)) {
+        let mut f = line.split_whitespace();
+        let (Some(moves), Some(want)) = (f.next(), f.next()) else {
+            anyhow::bail!("{}:{}: expected `moves score`", b.set.display(), i + 1);
+        };
+        let want: i32 = want
+            .parse()
+            .with_context(|| format!("{}:{}: bad score", b.set.display(), i + 1))?;
+        let game = ConnectFour::from_moves(geo, moves)
+            .with_context(|| format!("{}:{}", b.set.display(), i + 1))?;
+        if !b.keep_table {
+            solver.clear();
+        }
+        solver.reset_nodes();
+        let start = Instant::now();
+        let got = solver.solve(&game, b.weak)?;
+        times.push(start.elapsed().as_secs_f64());
+        nodes.push(solver.nodes() as f64);
+        let want = if b.weak { want.signum() } else { want };
+        if got != want {
+            wrong += 1;
+            eprintln!("{moves}: expected {want}, solved {got}");
+        }
+    }
+    let n = times.len().max(1) as f64;
+    let total_time: f64 = times.iter().sum();
+    let total_nodes: f64 = nodes.iter().sum();
+    println!("set:            {}", b.set.display());
+    println!("positions:      {} ({} wrong)", times.len(), wrong);
+    println!("mean time:      {:.1} µs", total_time / n * 1e6);
+    println!("median time:    {:.1} µs", median(&mut times) * 1e6);
+    println!("mean nodes:     {:.0}", total_nodes / n);
+    println!("median nodes:   {:.0}", median(&mut nodes));
+    println!("speed:          {:.2} M nodes/s", total_nodes / total_time.max(1e-12) / 1e6);
+    Ok(if wrong == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

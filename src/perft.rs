@@ -1,0 +1,54 @@
+//! `tabula perft`: node counts by ply for any game.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Result;
+use clap::Args;
+use tabula_core::registry::{self, GameVisitor};
+use tabula_core::Game;
+use tabula_search::perft::perft;
+
+/// Count move sequences and distinct positions by ply.
+#[derive(Args)]
+pub struct PerftArgs {
+    /// The game: tictactoe, connect4 or connect4:WxH (e.g. connect4:6x5).
+    game: String,
+    /// How many plies deep to count.
+    depth: usize,
+}
+
+/// Beyond this many positions in one ply the next would not fit in memory.
+const MAX_POSITIONS: usize = 30_000_000;
+
+struct Perft(usize);
+
+impl GameVisitor for Perft {
+    type Output = ();
+    fn visit<G: Game>(self, game: G) {
+        let start = Instant::now();
+        let rows = perft(&game, self.0, MAX_POSITIONS);
+        println!("{:>4} {:>14} {:>12} {:>10}", "ply", "nodes", "positions", "finished");
+        for r in &rows {
+            println!(
+                "{:>4} {:>14} {:>12} {:>10}",
+                r.ply, r.nodes, r.positions, r.terminal
+            );
+        }
+        if rows.len() <= self.0 {
+            println!("stopped: more than {MAX_POSITIONS} positions in one ply");
+        }
+        let total: u64 = rows.iter().map(|r| r.positions).sum();
+        println!(
+            "{} distinct positions in plies 0-{} ({:.2?})",
+            total,
+            self.0,
+            start.elapsed()
+        );
+    }
+}
+
+pub fn run(args: PerftArgs) -> Result<ExitCode> {
+    registry::visit(&args.game, Perft(args.depth))?;
+    Ok(ExitCode::SUCCESS)
+}
