@@ -68,7 +68,8 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn solver(b: SolverBench) -> Result<ExitCode> {
     let geo = connect4_geometry(&b.game)?;
-    let text = fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
+    let text =
+        fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
     let mut solver = Solver::new(geo, b.table_mb);
     let (mut times, mut nodes) = (Vec::new(), Vec::new());
     let mut wrong = 0;
@@ -105,7 +106,10 @@ fn solver(b: SolverBench) -> Result<ExitCode> {
     println!("median time:    {:.1} µs", median(&mut times) * 1e6);
     println!("mean nodes:     {:.0}", total_nodes / n);
     println!("median nodes:   {:.0}", median(&mut nodes));
-    println!("speed:          {:.2} M nodes/s", total_nodes / total_time.max(1e-12) / 1e6);
+    println!(
+        "speed:          {:.2} M nodes/s",
+        total_nodes / total_time.max(1e-12) / 1e6
+    );
     Ok(if wrong == 0 {
         ExitCode::SUCCESS
     } else {

@@ -28,7 +28,10 @@ impl GameVisitor for Perft {
     fn visit<G: Game>(self, game: G) {
         let start = Instant::now();
         let rows = perft(&game, self.0, MAX_POSITIONS);
-        println!("{:>4} {:>14} {:>12} {:>10}", "ply", "nodes", "positions", "finished");
+        println!(
+            "{:>4} {:>14} {:>12} {:>10}",
+            "ply", "nodes", "positions", "finished"
+        );
         for r in &rows {
             println!(
                 "{:>4} {:>14} {:>12} {:>10}",

@@ -50,7 +50,7 @@ fn perfect_agent<G: Game>(game: &G, table_mb: usize) -> Box<dyn Agent<G>> {
     Box::new(NegamaxAgent::new(None))
 }
 
-fn side_name<G: Game>(_game: &G, p: Player) -> &'static str {
+fn side_name(p: Player) -> &'static str {
     match p {
         Player::First => "X",
         Player::Second => "O",
@@ -74,7 +74,7 @@ impl GameVisitor for Play {
             out,
             "{}: you play {} against the {} player. Type a move, 'help' or 'quit'.",
             game.name(),
-            side_name(&game, self.you),
+            side_name(self.you),
             ai.name()
         )?;
         loop {
@@ -83,13 +83,13 @@ impl GameVisitor for Play {
                 let msg = match o {
                     Outcome::Draw => "Draw.".to_string(),
                     Outcome::Win(p) if p == self.you => "You win!".to_string(),
-                    Outcome::Win(p) => format!("{} wins.", side_name(&game, p)),
+                    Outcome::Win(p) => format!("{} wins.", side_name(p)),
                 };
                 writeln!(out, "Game over: {msg}")?;
                 return Ok(());
             }
             if game.to_move() == self.you {
-                write!(out, "Your move ({}): ", side_name(&game, self.you))?;
+                write!(out, "Your move ({}): ", side_name(self.you))?;
                 out.flush()?;
                 let Some(line) = lines.next() else {
                     writeln!(out, "\n(end of input)")?;
@@ -101,8 +101,11 @@ impl GameVisitor for Play {
                     "" => continue,
                     "quit" | "exit" | "q" => return Ok(()),
                     "help" | "?" => {
-                        let legal: Vec<String> =
-                            game.legal_moves().into_iter().map(|m| game.format_move(m)).collect();
+                        let legal: Vec<String> = game
+                            .legal_moves()
+                            .into_iter()
+                            .map(|m| game.format_move(m))
+                            .collect();
                         writeln!(out, "Legal moves: {}", legal.join(" "))?;
                         continue;
                     }
@@ -118,7 +121,7 @@ impl GameVisitor for Play {
                 writeln!(
                     out,
                     "AI ({}) plays {}   [evaluation for the AI: {}]",
-                    side_name(&game, game.to_move()),
+                    side_name(game.to_move()),
                     game.format_move(choice.mv),
                     choice.evaluation
                 )?;

@@ -42,7 +42,10 @@ pub fn connect4_geometry(spec: &str) -> Result<Geometry> {
         Some((n, o)) => (n, Some(o)),
         None => (spec, None),
     };
-    if !matches!(name.trim().to_ascii_lowercase().as_str(), "connect4" | "c4" | "connect-four") {
+    if !matches!(
+        name.trim().to_ascii_lowercase().as_str(),
+        "connect4" | "c4" | "connect-four"
+    ) {
         bail!("the solver plays only connect4 (got {spec:?})");
     }
     match options {

@@ -202,7 +202,9 @@ impl ConnectFour {
                 text: moves.trim().to_string(),
                 reason: format!("move {} ({ch:?}): {reason}", i + 1),
             };
-            let col = g.parse_move(&ch.to_string()).map_err(|e| at(e.to_string()))?;
+            let col = g
+                .parse_move(&ch.to_string())
+                .map_err(|e| at(e.to_string()))?;
             g.try_play(col).map_err(|e| at(e.to_string()))?;
         }
         Ok(g)
@@ -275,7 +277,7 @@ impl ConnectFour {
         }
         m.moves = self.moves;
         m.won = self.won;
-        if self.moves % 2 == 1 {
+        if !self.moves.is_multiple_of(2) {
             m.hash ^= ZOBRIST[128];
         }
         m
@@ -294,7 +296,7 @@ impl Game for ConnectFour {
     }
 
     fn to_move(&self) -> Player {
-        if self.moves % 2 == 0 {
+        if self.moves.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second

@@ -42,18 +42,21 @@ pub const GAMES: &[GameInfo] = &[
 
 /// The names of all games, for help texts and error messages.
 pub fn names() -> String {
-    GAMES
-        .iter()
-        .map(|g| g.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
 }
 
 /// Reads `WxH` (e.g. `6x5`).
 pub fn parse_size(text: &str) -> Result<(usize, usize), GameError> {
-    let bad = || GameError::BadSpec(format!("bad board size {text:?}: expected WIDTHxHEIGHT, e.g. 7x6"));
+    let bad = || {
+        GameError::BadSpec(format!(
+            "bad board size {text:?}: expected WIDTHxHEIGHT, e.g. 7x6"
+        ))
+    };
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?))
+    Ok((
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    ))
 }
 
 /// Builds the game `spec` names and hands it to `visitor`.
@@ -64,11 +67,19 @@ pub fn visit<V: GameVisitor>(spec: &str, visitor: V) -> Result<V::Output, GameEr
     };
     let info = GAMES
         .iter()
-        .find(|g| g.name.eq_ignore_ascii_case(name) || g.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
-        .ok_or_else(|| GameError::BadSpec(format!("unknown game {name:?}; known games: {}", names())))?;
+        .find(|g| {
+            g.name.eq_ignore_ascii_case(name)
+                || g.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+        })
+        .ok_or_else(|| {
+            GameError::BadSpec(format!("unknown game {name:?}; known games: {}", names()))
+        })?;
     let no_options = || match options {
         None => Ok(()),
-        Some(o) => Err(GameError::BadSpec(format!("{} takes no options (got {o:?})", info.name))),
+        Some(o) => Err(GameError::BadSpec(format!(
+            "{} takes no options (got {o:?})",
+            info.name
+        ))),
     };
     match info.name {
         "tictactoe" => {
@@ -80,12 +91,15 @@ pub fn visit<V: GameVisitor>(spec: &str, visitor: V) -> Result<V::Output, GameEr
                 None => Geometry::STANDARD,
                 Some(o) => {
                     let (w, h) = parse_size(o)?;
-                    Geometry::new(w, h).map_err(|e| GameError::BadSpec(format!("connect4:{o}: {e}")))?
+                    Geometry::new(w, h)
+                        .map_err(|e| GameError::BadSpec(format!("connect4:{o}: {e}")))?
                 }
             };
             Ok(visitor.visit(ConnectFour::with_geometry(geo)))
         }
-        other => Err(GameError::BadSpec(format!("game {other} is listed but cannot be built"))),
+        other => Err(GameError::BadSpec(format!(
+            "game {other} is listed but cannot be built"
+        ))),
     }
 }
 
@@ -108,7 +122,14 @@ mod tests {
         assert_eq!(visit("connect4", Name).unwrap(), "connect4");
         assert_eq!(visit("c4:6x5", Name).unwrap(), "connect4:6x5");
         assert_eq!(visit("connect4:7x6", Name).unwrap(), "connect4");
-        for bad in ["chess", "connect4:9x9", "connect4:7", "connect4:ax6", "tictactoe:4x4", ""] {
+        for bad in [
+            "chess",
+            "connect4:9x9",
+            "connect4:7",
+            "connect4:ax6",
+            "tictactoe:4x4",
+            "",
+        ] {
             assert!(visit(bad, Name).is_err(), "{bad}");
         }
     }

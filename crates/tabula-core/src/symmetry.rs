@@ -9,7 +9,11 @@ pub const SQUARE_SYMMETRIES: usize = 8;
 #[inline]
 pub fn square(sym: usize, n: usize, row: usize, col: usize) -> (usize, usize) {
     let last = n - 1;
-    let (r, c) = if sym >= 4 { (row, last - col) } else { (row, col) };
+    let (r, c) = if sym >= 4 {
+        (row, last - col)
+    } else {
+        (row, col)
+    };
     match sym % 4 {
         0 => (r, c),
         1 => (c, last - r),

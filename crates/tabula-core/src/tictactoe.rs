@@ -51,7 +51,12 @@ impl TicTacToe {
     }
 
     fn has_line(mask: u16) -> bool {
-        LINES.iter().any(|&l| mask & l == l)
+        for line in LINES {
+            if mask & line == line {
+                return true;
+            }
+        }
+        false
     }
 }
 
@@ -63,7 +68,7 @@ impl Game for TicTacToe {
     }
 
     fn to_move(&self) -> Player {
-        if self.ply() % 2 == 0 {
+        if self.ply().is_multiple_of(2) {
             Player::First
         } else {
             Player::Second
@@ -146,7 +151,7 @@ impl Game for TicTacToe {
                 t.hash ^= ZOBRIST[to * 2 + p.index()];
             }
         }
-        if self.ply() % 2 == 1 {
+        if !self.ply().is_multiple_of(2) {
             t.hash ^= ZOBRIST[18];
         }
         t

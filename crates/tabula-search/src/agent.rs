@@ -78,7 +78,7 @@ pub fn describe_score(score: i32, ply: usize, cells: usize) -> String {
     let winner_stones = if score > 0 {
         mover_stones
     } else {
-        ((ply + 1) / 2) as i32
+        ply.div_ceil(2) as i32
     };
     let moves = (k - winner_stones).max(1);
     let s = if moves == 1 { "" } else { "s" };

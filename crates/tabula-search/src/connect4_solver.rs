@@ -102,11 +102,12 @@ impl MoveSorter {
 pub struct Solver {
     geo: Geometry,
     table: SolverTable,
-    /// Columns from the centre outwards.
-    order: Vec<usize>,
-    column_masks: Vec<u64>,
+    /// Columns from the centre outwards (the first `width` entries).
+    order: [usize; 16],
+    /// The cells of each column.
+    column_masks: [u64; 16],
+    /// The lowest score a position can have (stored bounds are offsets from it).
     min_score: i32,
-    max_score: i32,
     nodes: u64,
 }
 
@@ -117,17 +118,19 @@ impl Solver {
     /// A solver for boards of `geo` with a transposition table of `table_mb` MiB.
     pub fn new(geo: Geometry, table_mb: usize) -> Self {
         let w = geo.width() as i32;
-        let order = (0..w)
-            .map(|i| (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize)
-            .collect();
+        let mut order = [0; 16];
+        let mut column_masks = [0; 16];
+        for i in 0..w {
+            order[i as usize] = (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize;
+            column_masks[i as usize] = geo.column_mask(i as usize);
+        }
         let cells = geo.cells() as i32;
         Solver {
             geo,
             table: SolverTable::with_megabytes(table_mb),
             order,
-            column_masks: (0..geo.width()).map(|c| geo.column_mask(c)).collect(),
+            column_masks,
             min_score: -cells / 2 + 3,
-            max_score: (cells + 1) / 2 - 3,
             nodes: 0,
         }
     }
@@ -208,15 +211,21 @@ impl Solver {
         let possible = self.geo.possible(p.mask);
         let wins = self.geo.winning_positions(p.current, p.mask) & possible;
         let score = self.solve_pos(&p, false);
-        let columns = self.order.clone();
+        let columns = self.order[..self.geo.width()].to_vec();
         if wins != 0 {
-            let col = columns.iter().copied().find(|&c| wins & self.column_masks[c] != 0);
+            let col = columns
+                .iter()
+                .copied()
+                .find(|&c| wins & self.column_masks[c] != 0);
             return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
         }
         let safe = self.non_losing_moves(&p);
         if safe == 0 {
             // every move loses at once: any playable column will do
-            let col = columns.iter().copied().find(|&c| possible & self.column_masks[c] != 0);
+            let col = columns
+                .iter()
+                .copied()
+                .find(|&c| possible & self.column_masks[c] != 0);
             return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
         }
         for &col in &columns {
@@ -231,7 +240,10 @@ impl Solver {
             }
         }
         // Not reached when the search is consistent; fall back to the first safe column.
-        let col = columns.iter().copied().find(|&c| safe & self.column_masks[c] != 0);
+        let col = columns
+            .iter()
+            .copied()
+            .find(|&c| safe & self.column_masks[c] != 0);
         col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver)
     }
 
@@ -273,6 +285,17 @@ impl Solver {
         }
     }
 
+    /// A score as a non-zero table byte.
+    #[inline]
+    fn encode(&self, score: i32) -> u8 {
+        (score - self.min_score + 1) as u8
+    }
+
+    #[inline]
+    fn decode(&self, byte: u8) -> i32 {
+        i32::from(byte) + self.min_score - 1
+    }
+
     /// Moves that do not let the opponent win at once: none if the opponent has two
     /// threats to play, only the block if it has one, and never a cell just below an
     /// opponent's winning cell.
@@ -312,19 +335,18 @@ impl Solver {
         }
         let mut max = (cells - 1 - p.moves) / 2;
         let key = p.key();
-        let stored = i32::from(self.table.get(key));
-        if stored != 0 {
-            if stored > self.max_score - self.min_score + 1 {
-                let lower = stored + 2 * self.min_score - self.max_score - 2;
-                if alpha < lower {
-                    alpha = lower;
-                    if alpha >= beta {
-                        return alpha;
-                    }
+        let (lower, upper) = self.table.get(key);
+        if lower != 0 {
+            let lower = self.decode(lower);
+            if alpha < lower {
+                alpha = lower;
+                if alpha >= beta {
+                    return alpha;
                 }
-            } else {
-                max = max.min(stored + self.min_score - 1);
             }
+        }
+        if upper != 0 {
+            max = max.min(self.decode(upper));
         }
         if beta > max {
             beta = max;
@@ -334,7 +356,7 @@ impl Solver {
         }
 
         let mut moves = MoveSorter::new();
-        for &col in self.order.iter().rev() {
+        for &col in self.order[..self.geo.width()].iter().rev() {
             let mv = possible & self.column_masks[col];
             if mv != 0 {
                 let threats = self.geo.winning_positions(p.current | mv, p.mask);
@@ -345,15 +367,14 @@ impl Solver {
             let child = p.play(mv);
             let score = -self.negamax(&child, -beta, -alpha);
             if score >= beta {
-                self.table
-                    .put(key, (score + self.max_score - 2 * self.min_score + 2) as u8);
+                self.table.put_lower(key, self.encode(score));
                 return score;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, (alpha - self.min_score + 1) as u8);
+        self.table.put_upper(key, self.encode(alpha));
         alpha
     }
 }
@@ -364,7 +385,9 @@ mod tests {
 
     fn solve(moves: &str) -> i32 {
         let g = ConnectFour::from_moves(Geometry::STANDARD, moves).unwrap();
-        Solver::new(Geometry::STANDARD, 16).solve(&g, false).unwrap()
+        Solver::new(Geometry::STANDARD, 16)
+            .solve(&g, false)
+            .unwrap()
     }
 
     #[test]
@@ -417,8 +440,9 @@ mod tests {
         let g = ConnectFour::from_moves(Geometry::STANDARD, "4455").unwrap();
         assert_eq!(s.solve(&g, true).unwrap(), 1);
         // Test_L3_R1, first line: column 4 is full, the position scores -1
-        let g = ConnectFour::from_moves(Geometry::STANDARD, "2252576253462244111563365343671351441")
-            .unwrap();
+        let g =
+            ConnectFour::from_moves(Geometry::STANDARD, "2252576253462244111563365343671351441")
+                .unwrap();
         let scores = s.analyze(&g, false).unwrap();
         assert_eq!(scores[3], INVALID_MOVE);
         assert_eq!(scores.iter().max(), Some(&-1));
@@ -440,6 +464,9 @@ mod tests {
         let won = ConnectFour::from_moves(Geometry::STANDARD, "1212121").unwrap();
         assert_eq!(s.solve(&won, false), Err(SolverError::GameOver));
         let small = ConnectFour::with_geometry(Geometry::new(4, 4).unwrap());
-        assert!(matches!(s.solve(&small, false), Err(SolverError::WrongBoard { .. })));
+        assert!(matches!(
+            s.solve(&small, false),
+            Err(SolverError::WrongBoard { .. })
+        ));
     }
 }

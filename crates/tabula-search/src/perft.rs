@@ -119,10 +119,7 @@ mod tests {
     fn connect4_positions_by_ply() {
         let rows = perft(&ConnectFour::new(), 8, usize::MAX);
         let positions: Vec<u64> = rows.iter().map(|r| r.positions).collect();
-        assert_eq!(
-            positions,
-            [1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275]
-        );
+        assert_eq!(positions, [1, 7, 49, 238, 1120, 4263, 16422, 54859, 184275]);
         // no game can end before the 7th move
         assert_eq!(rows[6].terminal, 0);
         assert!(rows[7].terminal > 0);

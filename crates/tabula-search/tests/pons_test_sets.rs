@@ -1,0 +1,62 @@
+//! Pascal Pons' Connect Four test sets, solved exactly: every line's score must match.
+//!
+//! The sets live in `../shared/data/connect4/` beside the checkout (override with
+//! `TABULA_C4_DATA`). They are reference data and are not copied into the repository.
+
+use std::path::PathBuf;
+
+use tabula_core::connect4::Geometry;
+use tabula_core::ConnectFour;
+use tabula_search::Solver;
+
+fn data_dir() -> PathBuf {
+    match std::env::var_os("TABULA_C4_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/connect4"),
+    }
+}
+
+fn check_set(name: &str, weak: bool) {
+    let path = data_dir().join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e} (set TABULA_C4_DATA)", path.display()));
+    let mut solver = Solver::new(Geometry::STANDARD, 16);
+    let mut count = 0;
+    for (i, line) in text.lines().enumerate() {
+        let mut f = line.split_whitespace();
+        let moves = f.next().expect("moves");
+        let want: i32 = f.next().expect("score").parse().expect("integer score");
+        let game = ConnectFour::from_moves(Geometry::STANDARD, moves)
+            .unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+        let got = solver.solve(&game, weak).expect("solvable");
+        let want = if weak { want.signum() } else { want };
+        assert_eq!(got, want, "{name}:{}: {moves}", i + 1);
+        count += 1;
+    }
+    assert_eq!(count, 1000, "{name} should have 1000 positions");
+}
+
+#[test]
+fn end_easy_l3_r1() {
+    check_set("Test_L3_R1", false);
+}
+
+#[test]
+fn middle_easy_l2_r1() {
+    check_set("Test_L2_R1", false);
+}
+
+#[test]
+fn beginning_easy_l1_r1() {
+    check_set("Test_L1_R1", false);
+}
+
+#[test]
+fn middle_medium_l2_r2() {
+    check_set("Test_L2_R2", false);
+}
+
+#[test]
+fn weak_middle_medium_l2_r2() {
+    check_set("Test_L2_R2", true);
+}
