@@ -361,6 +361,7 @@ impl Solver {
             if mv != 0 {
                 let threats = self.geo.winning_positions(p.current | mv, p.mask);
                 moves.add(mv, threats.count_ones());
+                self.table.prefetch(p.play(mv).key());
             }
         }
         while let Some(mv) = moves.next() {

@@ -51,6 +51,26 @@ impl SolverTable {
         (index, h >> self.bits)
     }
 
+    /// Starts loading the slot of `key` into the cache, so that a later
+    /// [`SolverTable::get`] does not wait for memory.
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (i, _) = self.locate(key);
+            let slot: *const u64 = &self.slots[i];
+            // SAFETY: `_mm_prefetch` is unsafe only because it is an SSE intrinsic, and
+            // SSE is part of every x86_64 target. A prefetch reads and writes nothing
+            // observable (it is a cache hint that never faults), and `slot` points at a
+            // live element of `self.slots` in any case.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast());
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
     /// The `(lower, upper)` bounds stored for `key`; 0 where none is known.
     #[inline]
     pub fn get(&self, key: u64) -> (u8, u8) {
@@ -113,6 +133,7 @@ mod tests {
         let mut t = SolverTable::with_bits(16);
         let key = |k: u64| k.wrapping_mul(0x1_0000_0001);
         for k in 0..200_000u64 {
+            t.prefetch(key(k));
             t.put_upper(key(k), (k % 200 + 1) as u8);
             assert_eq!(t.get(key(k)), (0, (k % 200 + 1) as u8));
             t.put_lower(key(k), 7);
