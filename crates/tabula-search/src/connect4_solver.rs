@@ -202,15 +202,18 @@ impl Solver {
         Ok(scores)
     }
 
-    /// A best column and the position's score. Cheaper than [`Solver::analyze`]: it
-    /// solves the position once, then tests columns in search order with one
+    /// A best column and the position's score (with `weak`, a column that keeps the
+    /// game-theoretic result, and the score's sign). Cheaper than [`Solver::analyze`]:
+    /// it solves the position once, then tests columns in search order with one
     /// null-window search each until one reaches that score.
-    pub fn best_move(&mut self, game: &ConnectFour) -> Result<(u8, i32), SolverError> {
+    pub fn best_move(&mut self, game: &ConnectFour, weak: bool) -> Result<(u8, i32), SolverError> {
         let p = self.check(game)?;
         let cells = self.geo.cells() as i32;
         let possible = self.geo.possible(p.mask);
         let wins = self.geo.winning_positions(p.current, p.mask) & possible;
-        let score = self.solve_pos(&p, false);
+        let score = self.solve_pos(&p, weak);
+        // A move is best when the child's score is at most `target`.
+        let target = if weak { -score.max(0) } else { -score };
         let columns = self.order[..self.geo.width()].to_vec();
         if wins != 0 {
             let col = columns
@@ -234,8 +237,8 @@ impl Solver {
                 continue;
             }
             let child = p.play(mv);
-            // the child cannot win at once (the move was safe); is its value <= -score?
-            if p.moves + 1 >= cells || -self.negamax(&child, -score, -score + 1) >= score {
+            // the child cannot win at once (the move was safe); is its value <= target?
+            if p.moves + 1 >= cells || self.negamax(&child, target, target + 1) <= target {
                 return Ok((col as u8, score));
             }
         }
@@ -448,8 +451,16 @@ mod tests {
         assert_eq!(scores[3], INVALID_MOVE);
         assert_eq!(scores.iter().max(), Some(&-1));
         assert_eq!(s.solve(&g, false).unwrap(), -1);
-        let (col, v) = s.best_move(&g).unwrap();
+        let (col, v) = s.best_move(&g, false).unwrap();
         assert_eq!((scores[col as usize], v), (-1, -1));
+        let (col, v) = s.best_move(&g, true).unwrap();
+        assert_eq!((scores[col as usize], v), (-1, -1));
+        // weak best moves keep a win a win
+        let mut g = ConnectFour::from_moves(Geometry::STANDARD, "4455").unwrap();
+        let (col, v) = s.best_move(&g, true).unwrap();
+        assert_eq!(v, 1);
+        g.play(col);
+        assert_eq!(s.solve(&g, true), Ok(-1));
         let weak = s.analyze(&g, true).unwrap();
         assert_eq!(weak.iter().max(), Some(&-1));
         // a winning column scores its win
