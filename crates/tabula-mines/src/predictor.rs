@@ -1,0 +1,15 @@
+//! The interface every mine-probability estimator offers: the exact solver, the
+//! AutoMine teacher, and a learned model once one exists.
+
+use crate::error::MinesError;
+use crate::exact::Probabilities;
+use crate::view::View;
+
+/// Estimates, for every hidden cell of a position, the probability that it holds a mine.
+pub trait CellPredictor {
+    /// A short name for reports (`exact`, `teacher`, …).
+    fn name(&self) -> &str;
+
+    /// Probabilities for every cell of `view` (revealed cells get 0).
+    fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError>;
+}
