@@ -4,6 +4,7 @@
 //! input, output and error reporting.
 
 mod bench;
+mod mines;
 mod perft;
 mod play;
 mod solve;
@@ -30,6 +31,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure speed: `tabula bench solver --set FILE`.
     Bench(bench::BenchArgs),
+    /// Minesweeper: play, solve a saved position, benchmark the agent.
+    Mines(mines::MinesArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Solve(a) => solve::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
+        Command::Mines(a) => mines::run(a),
     };
     match result {
         Ok(code) => code,

@@ -13,3 +13,14 @@ pub trait CellPredictor {
     /// Probabilities for every cell of `view` (revealed cells get 0).
     fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError>;
 }
+
+/// A boxed predictor is a predictor, so front ends can choose one at run time.
+impl<P: CellPredictor + ?Sized> CellPredictor for Box<P> {
+    fn name(&self) -> &str {
+        self.as_ref().name()
+    }
+
+    fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError> {
+        self.as_mut().predict(view)
+    }
+}

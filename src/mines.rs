@@ -1,0 +1,389 @@
+//! `tabula mines`: play Minesweeper, solve saved positions, benchmark the agent.
+
+use std::fs;
+use std::io::{self, BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use tabula_mines::{
+    Agent, Cell, CellPredictor, Config, ExactSolver, FirstClick, GameRecord, Level, Minefield,
+    Probabilities, Seen, Status, Teacher, View,
+};
+
+/// Minesweeper: play, solve positions, measure the agent.
+#[derive(Args)]
+pub struct MinesArgs {
+    #[command(subcommand)]
+    what: MinesCommand,
+}
+
+#[derive(Subcommand)]
+enum MinesCommand {
+    /// Play in the terminal. Commands: `r ROW COL` reveal, `f ROW COL` flag,
+    /// `c ROW COL` chord, `hint` mine probabilities, `save FILE`, `quit`.
+    Play(PlayArgs),
+    /// Print the mine probability of every cell of a saved position (see README for
+    /// the file format).
+    Solve(SolveArgs),
+    /// Let the agent play many games and report its win rate.
+    Bench(BenchArgs),
+}
+
+/// Board options shared by `play` and `bench`.
+#[derive(Args, Clone)]
+struct BoardArgs {
+    /// beginner (9x9, 10), intermediate (16x16, 40) or expert (30x16, 99).
+    #[arg(long, default_value = "beginner")]
+    level: String,
+    /// Custom width (with --height and --mines instead of --level).
+    #[arg(long, requires_all = ["height", "mines"])]
+    width: Option<usize>,
+    /// Custom height.
+    #[arg(long)]
+    height: Option<usize>,
+    /// Custom mine count.
+    #[arg(long)]
+    mines: Option<usize>,
+    /// First-click rule: none (mines placed before the click), safe (the first cell
+    /// is never a mine), opening (the first cell and its neighbours are mine-free).
+    #[arg(long, default_value = "opening")]
+    rule: String,
+}
+
+impl BoardArgs {
+    fn config(&self) -> Result<Config> {
+        let rule: FirstClick = self.rule.parse()?;
+        Ok(match (self.width, self.height, self.mines) {
+            (Some(w), Some(h), Some(m)) => Config::new(w, h, m, rule)?,
+            _ => Config::level(self.level.parse::<Level>()?, rule),
+        })
+    }
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Seed of the mine layout (default: from the clock).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SolverKind {
+    /// Exact probabilities (falls back to the teacher past its budget).
+    Exact,
+    /// AutoMine's greedy local propagation.
+    Teacher,
+}
+
+#[derive(Args)]
+struct SolveArgs {
+    /// A position file.
+    file: PathBuf,
+    /// Which estimator.
+    #[arg(long, value_enum, default_value = "exact")]
+    solver: SolverKind,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    #[command(flatten)]
+    board: BoardArgs,
+    /// Number of games.
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
+    /// Seed of the first game; game k uses seed + k.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Which estimator the agent uses.
+    #[arg(long, value_enum, default_value = "exact")]
+    solver: SolverKind,
+    /// Append the summary as one JSON line to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+pub fn run(args: MinesArgs) -> Result<ExitCode> {
+    match args.what {
+        MinesCommand::Play(a) => play(a),
+        MinesCommand::Solve(a) => solve(a),
+        MinesCommand::Bench(a) => bench(a),
+    }
+}
+
+fn predictor(kind: SolverKind) -> Box<dyn CellPredictor + Send> {
+    match kind {
+        SolverKind::Exact => Box::new(ExactSolver::default()),
+        SolverKind::Teacher => Box::new(Teacher),
+    }
+}
+
+/// The board with row and column numbers; with `probs`, hidden cells show P(mine) in
+/// tenths (`0`–`9`, `!` for a certain mine, `_` for certainly safe).
+fn render(view: &View, probs: Option<&Probabilities>) -> String {
+    let dims = view.dims();
+    let mut s = String::from("    ");
+    for c in 0..dims.width {
+        s.push_str(&format!("{:>2}", c % 100));
+    }
+    s.push('\n');
+    for r in 0..dims.height {
+        s.push_str(&format!("{r:>3} "));
+        for c in 0..dims.width {
+            let i = dims.index(Cell::new(r, c));
+            let ch = match (view.cells()[i], probs) {
+                (Seen::Hidden, Some(p)) | (Seen::Flagged, Some(p)) => {
+                    if p.mines.binary_search(&i).is_ok() {
+                        '!'
+                    } else if p.safe.binary_search(&i).is_ok() {
+                        '_'
+                    } else {
+                        char::from(b'0' + ((p.p[i] * 10.0).floor() as u8).min(9))
+                    }
+                }
+                (Seen::Hidden, None) => '.',
+                (Seen::Flagged, None) => 'F',
+                (Seen::Mine, _) => '*',
+                (Seen::Number(0), _) => ' ',
+                (Seen::Number(k), _) => char::from(b'0' + k),
+            };
+            s.push(' ');
+            s.push(ch);
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn parse_cell(parts: &[&str], view: &View) -> Result<Cell> {
+    let [r, c] = parts else {
+        bail!("expected ROW COL, e.g. `r 3 4`");
+    };
+    let cell = Cell::new(
+        r.parse().with_context(|| format!("bad row {r:?}"))?,
+        c.parse().with_context(|| format!("bad column {c:?}"))?,
+    );
+    if !view.dims().contains(cell) {
+        bail!(
+            "{cell} is off the board (rows 0-{}, columns 0-{})",
+            view.dims().height - 1,
+            view.dims().width - 1
+        );
+    }
+    Ok(cell)
+}
+
+fn play(args: PlayArgs) -> Result<ExitCode> {
+    let config = args.board.config()?;
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    let mut game = Minefield::new(config, seed);
+    let mut out = io::stdout();
+    writeln!(
+        out,
+        "Minesweeper {}x{}, {} mines, first click: {} (seed {seed}).",
+        config.dims.width, config.dims.height, config.mines, config.first_click
+    )?;
+    writeln!(out, "Commands: r ROW COL (reveal), f ROW COL (flag), c ROW COL (chord), hint, save FILE, quit.")?;
+    let solver = ExactSolver::default();
+    let mut lines = io::stdin().lock().lines();
+    loop {
+        let view = game.view();
+        writeln!(out, "\n{}", render(&view, None))?;
+        match game.status() {
+            Status::Won => {
+                writeln!(out, "You win!")?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Status::Lost => {
+                writeln!(out, "Boom. You lose.")?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Status::Playing => {}
+        }
+        write!(out, "> ")?;
+        out.flush()?;
+        let Some(line) = lines.next() else {
+            writeln!(out, "\n(end of input)")?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        let line = line?;
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        let result: Result<()> = match parts.as_slice() {
+            [] => Ok(()),
+            ["quit" | "q" | "exit"] => return Ok(ExitCode::SUCCESS),
+            ["hint" | "h"] => match solver.solve(&view) {
+                Ok(p) => {
+                    writeln!(
+                        out,
+                        "P(mine) in tenths; ! = certain mine, _ = certain safe{}:\n{}",
+                        if p.approximate { " (approximate)" } else { "" },
+                        render(&view, Some(&p))
+                    )?;
+                    Ok(())
+                }
+                Err(e) => Err(e.into()),
+            },
+            ["save", file] => fs::write(file, view.to_string())
+                .with_context(|| format!("writing {file}"))
+                .map(|_| ()),
+            [cmd @ ("r" | "f" | "c"), rest @ ..] => parse_cell(rest, &view).and_then(|cell| {
+                match *cmd {
+                    "r" => game.reveal(cell).map(|_| ()),
+                    "f" => game.toggle_flag(cell).map(|_| ()),
+                    _ => game.chord(cell).map(|_| ()),
+                }
+                .map_err(Into::into)
+            }),
+            _ => Err(anyhow::anyhow!("unknown command {line:?}")),
+        };
+        if let Err(e) = result {
+            writeln!(out, "{e:#}")?;
+        }
+    }
+}
+
+fn solve(args: SolveArgs) -> Result<ExitCode> {
+    let text = fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let view = View::parse(&text).with_context(|| format!("{}", args.file.display()))?;
+    let probs = predictor(args.solver).predict(&view)?;
+    let dims = view.dims();
+    let mut out = io::stdout().lock();
+    writeln!(
+        out,
+        "# P(mine) per cell ({}{}); revealed cells show their number in brackets",
+        match args.solver {
+            SolverKind::Exact => "exact",
+            SolverKind::Teacher => "teacher",
+        },
+        if probs.approximate && matches!(args.solver, SolverKind::Exact) {
+            ", APPROXIMATE: enumeration budget exceeded"
+        } else {
+            ""
+        }
+    )?;
+    if let Some(l) = probs.ln_layouts {
+        writeln!(out, "# consistent layouts: about 10^{:.2}", l / std::f64::consts::LN_10)?;
+    }
+    for r in 0..dims.height {
+        let row: Vec<String> = (0..dims.width)
+            .map(|c| {
+                let i = dims.index(Cell::new(r, c));
+                match view.cells()[i] {
+                    Seen::Number(k) => format!("  [{k}]"),
+                    Seen::Mine => "  [*]".to_string(),
+                    _ => format!("{:.3}", probs.p[i]),
+                }
+            })
+            .collect();
+        writeln!(out, "{}", row.join(" "))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Wilson score interval for `wins` out of `n` at 95%.
+pub fn wilson(wins: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (p, n) = (wins as f64 / n as f64, n as f64);
+    let z = 1.959_963_984_540_054_f64;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+fn bench(args: BenchArgs) -> Result<ExitCode> {
+    let config = args.board.config()?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let bar = ProgressBar::new(args.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let wins = AtomicUsize::new(0);
+    let start = Instant::now();
+    let records: Vec<Result<GameRecord, tabula_mines::MinesError>> = pool.install(|| {
+        (0..args.games)
+            .into_par_iter()
+            .map(|k| {
+                let seed = args.seed.wrapping_add(k as u64);
+                let mut game = Minefield::new(config, seed);
+                let r = Agent::new(predictor(args.solver), seed).play(&mut game);
+                if r.as_ref().is_ok_and(|r| r.won) {
+                    let w = wins.fetch_add(1, Ordering::Relaxed) + 1;
+                    if w % 64 == 0 {
+                        bar.set_message(format!("{w} won"));
+                    }
+                }
+                bar.inc(1);
+                r
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut games = Vec::with_capacity(records.len());
+    for r in records {
+        games.push(r?);
+    }
+    let n = games.len();
+    let won = games.iter().filter(|g| g.won).count();
+    let (lo, hi) = wilson(won, n);
+    let guesses: usize = games.iter().map(|g| g.guesses).sum();
+    let approx: usize = games.iter().map(|g| g.approximate_turns).sum();
+    let endgame: usize = games.iter().map(|g| g.endgame_guesses).sum();
+    let rate = won as f64 / n.max(1) as f64;
+    println!(
+        "board:        {}x{}, {} mines, first click {}",
+        config.dims.width, config.dims.height, config.mines, config.first_click
+    );
+    println!("games:        {n} (seeds {}..{})", args.seed, args.seed + n as u64);
+    println!("win rate:     {:.2}%  (95% CI {:.2}% - {:.2}%)", rate * 100.0, lo * 100.0, hi * 100.0);
+    println!("speed:        {:.1} games/s on {threads} threads", n as f64 / elapsed);
+    println!("guesses/game: {:.3}  (endgame-searched: {endgame}, approximate turns: {approx})", guesses as f64 / n.max(1) as f64);
+    if let Some(path) = args.json {
+        let line = format!(
+            "{{\"width\":{},\"height\":{},\"mines\":{},\"rule\":\"{}\",\"games\":{n},\"seed\":{},\"wins\":{won},\"win_rate\":{rate:.6},\"ci_low\":{lo:.6},\"ci_high\":{hi:.6},\"games_per_s\":{:.3},\"threads\":{threads},\"guesses_per_game\":{:.4}}}\n",
+            config.dims.width,
+            config.dims.height,
+            config.mines,
+            config.first_click,
+            args.seed,
+            n as f64 / elapsed,
+            guesses as f64 / n.max(1) as f64
+        );
+        let mut f = fs::OpenOptions::new().create(true).append(true).open(&path)?;
+        f.write_all(line.as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval() {
+        let (lo, hi) = wilson(50, 100);
+        assert!((lo - 0.404).abs() < 0.002 && (hi - 0.596).abs() < 0.002);
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
+        let (lo, hi) = wilson(100, 100);
+        assert!(lo > 0.96 && hi == 1.0);
+    }
+}
