@@ -111,6 +111,25 @@ struct BenchArgs {
     /// Append the summary as one JSON line to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Guesses within this P(mine) of the safest are compared by looking one move
+    /// ahead (0 turns the look-ahead off).
+    #[arg(long, default_value_t = 0.05)]
+    lookahead_margin: f64,
+    /// Most layouts for which the endgame is searched exhaustively.
+    #[arg(long, default_value_t = 64)]
+    endgame_layouts: usize,
+    /// The agent's first click as ROW,COL (default: the centre with the opening rule,
+    /// the top-left corner otherwise).
+    #[arg(long, value_parser = parse_row_col)]
+    first_click: Option<Cell>,
+}
+
+fn parse_row_col(s: &str) -> Result<Cell, String> {
+    let (r, c) = s.split_once(',').ok_or("expected ROW,COL")?;
+    Ok(Cell::new(
+        r.trim().parse().map_err(|_| format!("bad row {r:?}"))?,
+        c.trim().parse().map_err(|_| format!("bad column {c:?}"))?,
+    ))
 }
 
 pub fn run(args: MinesArgs) -> Result<ExitCode> {
@@ -197,7 +216,10 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
         "Minesweeper {}x{}, {} mines, first click: {} (seed {seed}).",
         config.dims.width, config.dims.height, config.mines, config.first_click
     )?;
-    writeln!(out, "Commands: r ROW COL (reveal), f ROW COL (flag), c ROW COL (chord), hint, save FILE, quit.")?;
+    writeln!(
+        out,
+        "Commands: r ROW COL (reveal), f ROW COL (flag), c ROW COL (chord), hint, save FILE, quit."
+    )?;
     let solver = ExactSolver::default();
     let mut lines = io::stdin().lock().lines();
     loop {
@@ -257,7 +279,8 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
 }
 
 fn solve(args: SolveArgs) -> Result<ExitCode> {
-    let text = fs::read_to_string(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let text = fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
     let view = View::parse(&text).with_context(|| format!("{}", args.file.display()))?;
     let probs = predictor(args.solver).predict(&view)?;
     let dims = view.dims();
@@ -276,7 +299,11 @@ fn solve(args: SolveArgs) -> Result<ExitCode> {
         }
     )?;
     if let Some(l) = probs.ln_layouts {
-        writeln!(out, "# consistent layouts: about 10^{:.2}", l / std::f64::consts::LN_10)?;
+        writeln!(
+            out,
+            "# consistent layouts: about 10^{:.2}",
+            l / std::f64::consts::LN_10
+        )?;
     }
     for r in 0..dims.height {
         let row: Vec<String> = (0..dims.width)
@@ -309,8 +336,21 @@ pub fn wilson(wins: usize, n: usize) -> (f64, f64) {
 
 fn bench(args: BenchArgs) -> Result<ExitCode> {
     let config = args.board.config()?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    if let Some(c) = args.first_click {
+        if !config.dims.contains(c) {
+            bail!(
+                "--first-click {c} is off the {}x{} board",
+                config.dims.width,
+                config.dims.height
+            );
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}  {msg}")
@@ -324,7 +364,11 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             .map(|k| {
                 let seed = args.seed.wrapping_add(k as u64);
                 let mut game = Minefield::new(config, seed);
-                let r = Agent::new(predictor(args.solver), seed).play(&mut game);
+                let mut agent = Agent::new(predictor(args.solver), seed);
+                agent.lookahead_margin = args.lookahead_margin;
+                agent.endgame_layouts = args.endgame_layouts;
+                agent.first = args.first_click;
+                let r = agent.play(&mut game);
                 if r.as_ref().is_ok_and(|r| r.won) {
                     let w = wins.fetch_add(1, Ordering::Relaxed) + 1;
                     if w % 64 == 0 {
@@ -353,10 +397,25 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
         "board:        {}x{}, {} mines, first click {}",
         config.dims.width, config.dims.height, config.mines, config.first_click
     );
-    println!("games:        {n} (seeds {}..{})", args.seed, args.seed + n as u64);
-    println!("win rate:     {:.2}%  (95% CI {:.2}% - {:.2}%)", rate * 100.0, lo * 100.0, hi * 100.0);
-    println!("speed:        {:.1} games/s on {threads} threads", n as f64 / elapsed);
-    println!("guesses/game: {:.3}  (endgame-searched: {endgame}, approximate turns: {approx})", guesses as f64 / n.max(1) as f64);
+    println!(
+        "games:        {n} (seeds {}..{})",
+        args.seed,
+        args.seed + n as u64
+    );
+    println!(
+        "win rate:     {:.2}%  (95% CI {:.2}% - {:.2}%)",
+        rate * 100.0,
+        lo * 100.0,
+        hi * 100.0
+    );
+    println!(
+        "speed:        {:.1} games/s on {threads} threads",
+        n as f64 / elapsed
+    );
+    println!(
+        "guesses/game: {:.3}  (endgame-searched: {endgame}, approximate turns: {approx})",
+        guesses as f64 / n.max(1) as f64
+    );
     if let Some(path) = args.json {
         let line = format!(
             "{{\"width\":{},\"height\":{},\"mines\":{},\"rule\":\"{}\",\"games\":{n},\"seed\":{},\"wins\":{won},\"win_rate\":{rate:.6},\"ci_low\":{lo:.6},\"ci_high\":{hi:.6},\"games_per_s\":{:.3},\"threads\":{threads},\"guesses_per_game\":{:.4}}}\n",
@@ -368,7 +427,10 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             n as f64 / elapsed,
             guesses as f64 / n.max(1) as f64
         );
-        let mut f = fs::OpenOptions::new().create(true).append(true).open(&path)?;
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)?;
         f.write_all(line.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)

@@ -56,8 +56,13 @@ pub struct Agent<P: CellPredictor> {
     predictor: P,
     /// Most layouts for which the endgame is searched exhaustively.
     pub endgame_layouts: usize,
-    /// Guesses whose risk is within this of the least risky count as ties.
-    pub tie_tolerance: f64,
+    /// Guesses whose risk is within this of the least risky are compared by looking
+    /// one move ahead.
+    pub lookahead_margin: f64,
+    /// At most this many cells are compared by looking ahead.
+    pub lookahead_cells: usize,
+    /// Where to click first (default: [`Agent::first_click`]).
+    pub first: Option<Cell>,
     _rng: ChaCha8Rng,
 }
 
@@ -67,7 +72,9 @@ impl<P: CellPredictor> Agent<P> {
         Agent {
             predictor,
             endgame_layouts: 64,
-            tie_tolerance: 1e-9,
+            lookahead_margin: 0.05,
+            lookahead_cells: 8,
+            first: None,
             _rng: ChaCha8Rng::seed_from_u64(seed),
         }
     }
@@ -86,7 +93,9 @@ impl<P: CellPredictor> Agent<P> {
         let mut record = GameRecord::default();
         let cfg = game.config();
         if game.view().revealed_count() == 0 {
-            let first = Self::first_click(cfg.dims, cfg.first_click);
+            let first = self
+                .first
+                .unwrap_or_else(|| Self::first_click(cfg.dims, cfg.first_click));
             if cfg.first_click == FirstClick::None {
                 record.guesses += 1;
             }
@@ -119,7 +128,7 @@ impl<P: CellPredictor> Agent<P> {
     }
 
     /// The next move in `view`, given its probabilities.
-    pub fn decide(&self, view: &View, probs: &Probabilities) -> Decision {
+    pub fn decide(&mut self, view: &View, probs: &Probabilities) -> Decision {
         let dims = view.dims();
         if !probs.safe.is_empty() {
             return Decision::Reveal(probs.safe.iter().map(|&i| dims.cell(i)).collect());
@@ -141,25 +150,57 @@ impl<P: CellPredictor> Agent<P> {
             .iter()
             .map(|&i| probs.p[i])
             .fold(f64::INFINITY, f64::min);
-        let mut pick = None;
-        let mut pick_key = (f64::NEG_INFINITY, 0usize);
-        for &i in &candidates {
-            if probs.p[i] > best + self.tie_tolerance {
-                continue;
-            }
-            // chance the cell and all its hidden neighbours are safe (neighbours taken
-            // as independent): the cell is then a zero and opens an area
-            let zero: f64 = (1.0 - probs.p[i])
+        // Rank the near-safest cells by the chance they are zeros (which open areas),
+        // then by how few hidden neighbours they have (corners and edges).
+        let zero_chance = |i: usize| -> f64 {
+            (1.0 - probs.p[i])
                 * dims
                     .neighbours(i)
                     .filter(|&j| cells[j].is_hidden())
                     .map(|j| 1.0 - probs.p[j])
-                    .product::<f64>();
-            let hidden_around = dims.neighbours(i).filter(|&j| cells[j].is_hidden()).count();
-            let key = (zero, 8 - hidden_around);
-            if key.0 > pick_key.0 + 1e-12 || (key.0 > pick_key.0 - 1e-12 && key.1 > pick_key.1) {
-                pick_key = key;
-                pick = Some(i);
+                    .product::<f64>()
+        };
+        let hidden_around = |i: usize| dims.neighbours(i).filter(|&j| cells[j].is_hidden()).count();
+        let mut near: Vec<(usize, f64)> = candidates
+            .iter()
+            .filter(|&&i| probs.p[i] <= best + self.lookahead_margin)
+            .map(|&i| (i, zero_chance(i)))
+            .collect();
+        near.sort_by(|a, b| {
+            probs.p[a.0]
+                .partial_cmp(&probs.p[b.0])
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
+                .then(hidden_around(a.0).cmp(&hidden_around(b.0)))
+        });
+        // Many cells off the frontier share one probability; a few stand for them all.
+        let mut shortlist = Vec::new();
+        let mut interior = 0;
+        for &(i, _) in &near {
+            let on_frontier = dims
+                .neighbours(i)
+                .any(|j| matches!(cells[j], Seen::Number(_)));
+            if !on_frontier {
+                if interior >= 2 {
+                    continue;
+                }
+                interior += 1;
+            }
+            shortlist.push(i);
+            if shortlist.len() >= self.lookahead_cells {
+                break;
+            }
+        }
+        let mut pick = shortlist.first().copied();
+        if !probs.approximate && shortlist.len() > 1 {
+            let mut best_score = f64::NEG_INFINITY;
+            for &i in &shortlist {
+                if let Some(score) = self.two_step_survival(view, i, probs.p[i]) {
+                    if score > best_score + 1e-12 {
+                        best_score = score;
+                        pick = Some(i);
+                    }
+                }
             }
         }
         let i = pick.unwrap_or_else(|| candidates.first().copied().unwrap_or(0));
@@ -168,6 +209,47 @@ impl<P: CellPredictor> Agent<P> {
             risk: probs.p[i],
             endgame: false,
         }
+    }
+
+    /// The chance of surviving a guess at `cell` and the move after it: the cell is
+    /// safe, and then either its number makes some cell certainly safe (progress for
+    /// free) or the next guess is survived too. Each possible number is tried with the
+    /// predictor; the share of layouts behind each weighs it.
+    fn two_step_survival(&mut self, view: &View, cell: usize, risk: f64) -> Option<f64> {
+        let mut outcomes: Vec<(f64, f64)> = Vec::new(); // (ln layouts, value)
+        let mut cells = view.cells().to_vec();
+        for k in 0..=8u8 {
+            cells[cell] = Seen::Number(k);
+            let hypo = View::new(view.dims(), view.mines(), cells.clone());
+            let Ok(p) = self.predictor.predict(&hypo) else {
+                continue;
+            };
+            let ln = p.ln_layouts?;
+            let value = if !p.safe.is_empty() {
+                1.0
+            } else {
+                let min = (0..hypo.cells().len())
+                    .filter(|&i| hypo.cells()[i].is_hidden())
+                    .map(|i| p.p[i])
+                    .fold(1.0, f64::min);
+                1.0 - min
+            };
+            outcomes.push((ln, value));
+        }
+        let top = outcomes
+            .iter()
+            .map(|o| o.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if top == f64::NEG_INFINITY {
+            return None;
+        }
+        let (mut total, mut weighted) = (0.0, 0.0);
+        for (ln, v) in outcomes {
+            let w = (ln - top).exp();
+            total += w;
+            weighted += w * v;
+        }
+        Some((1.0 - risk) * weighted / total)
     }
 }
 
@@ -399,7 +481,7 @@ mod tests {
         for seed in 0..40u64 {
             let cfg = Config::level(Level::Beginner, FirstClick::Safe);
             let mut game = Minefield::new(cfg, seed);
-            let agent = Agent::new(ExactSolver::default(), seed);
+            let mut agent = Agent::new(ExactSolver::default(), seed);
             game.reveal(Agent::<ExactSolver>::first_click(cfg.dims, cfg.first_click))
                 .unwrap();
             while game.status() == Status::Playing {
@@ -453,7 +535,7 @@ mod tests {
         // used and reports the chance of winning from here.
         let v = View::parse("4x1 1\n....\n").unwrap();
         let probs = ExactSolver::default().solve(&v).unwrap();
-        let agent = Agent::new(ExactSolver::default(), 0);
+        let mut agent = Agent::new(ExactSolver::default(), 0);
         match agent.decide(&v, &probs) {
             Decision::Guess { endgame, risk, .. } => {
                 assert!(endgame);
