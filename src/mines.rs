@@ -371,7 +371,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
                 let r = agent.play(&mut game);
                 if r.as_ref().is_ok_and(|r| r.won) {
                     let w = wins.fetch_add(1, Ordering::Relaxed) + 1;
-                    if w % 64 == 0 {
+                    if w.is_multiple_of(64) {
                         bar.set_message(format!("{w} won"));
                     }
                 }

@@ -271,8 +271,8 @@ fn layouts(view: &View, probs: &Probabilities, limit: usize) -> Option<(Vec<usiz
     let pos: HashMap<usize, usize> = unknown.iter().enumerate().map(|(k, &i)| (i, k)).collect();
     // constraints over unknown cells: (mask of unknown positions, mines needed)
     let mut constraints = Vec::new();
-    for i in 0..cells.len() {
-        if let Seen::Number(k) = cells[i] {
+    for (i, seen) in cells.iter().enumerate() {
+        if let Seen::Number(k) = *seen {
             let mut mask = 0u64;
             let mut need = i64::from(k);
             for j in dims.neighbours(i) {

@@ -606,17 +606,17 @@ mod tests {
             let want = brute_force(&v).expect("a real game is consistent");
             let got = solver.solve(&v).unwrap();
             assert!(!got.approximate);
-            for i in 0..want.len() {
+            for (i, &want_p) in want.iter().enumerate() {
                 if v.cells()[i].is_hidden() {
                     assert!(
-                        (want[i] - got.p[i]).abs() < 1e-9,
+                        (want_p - got.p[i]).abs() < 1e-9,
                         "cell {}: brute {} exact {}\n{v}",
                         v.dims().cell(i),
-                        want[i],
+                        want_p,
                         got.p[i]
                     );
-                    assert_eq!(got.safe.contains(&i), want[i] == 0.0, "{v}");
-                    assert_eq!(got.mines.contains(&i), want[i] == 1.0, "{v}");
+                    assert_eq!(got.safe.contains(&i), want_p == 0.0, "{v}");
+                    assert_eq!(got.mines.contains(&i), want_p == 1.0, "{v}");
                 }
             }
             // the layout count is right too

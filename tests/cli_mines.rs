@@ -1,0 +1,126 @@
+//! End-to-end tests of `tabula mines`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn tabula(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabula runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("tabula finishes")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabula-cli-mines-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path
+}
+
+#[test]
+fn solve_prints_the_probability_grid() {
+    let path = temp_file("pos.txt", "# two 1s sharing two cells\n3x2 1\n01.\n01.\n");
+    let out = tabula(&["mines", "solve", path.to_str().unwrap()], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    let rows: Vec<&str> = s.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(rows, ["  [0]   [1] 0.500", "  [0]   [1] 0.500"], "{s}");
+    assert!(s.contains("consistent layouts: about 10^0.30"), "{s}");
+    let out = tabula(
+        &[
+            "mines",
+            "solve",
+            "--solver",
+            "teacher",
+            path.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(text(&out.stdout).contains("0.500"));
+}
+
+#[test]
+fn solve_rejects_bad_files_clearly() {
+    let path = temp_file("bad.txt", "3x2 1\n01.\n0x.\n");
+    let out = tabula(&["mines", "solve", path.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("line 3, column 2"), "{err}");
+    let path = temp_file("inconsistent.txt", "3x1 2\n1.1\n");
+    let out = tabula(&["mines", "solve", path.to_str().unwrap()], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("inconsistent"));
+    let out = tabula(&["mines", "solve", "/nonexistent/file"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bench_reports_a_win_rate_with_an_interval() {
+    let json = temp_file("bench.jsonl", "");
+    let out = tabula(
+        &[
+            "mines",
+            "bench",
+            "--level",
+            "beginner",
+            "--games",
+            "40",
+            "--threads",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("win rate:") && s.contains("95% CI"), "{s}");
+    assert!(s.contains("guesses/game:"), "{s}");
+    let line = std::fs::read_to_string(&json).unwrap();
+    assert!(line.contains("\"games\":40"), "{line}");
+    let out = tabula(&["mines", "bench", "--level", "godlike"], "");
+    assert_eq!(out.status.code(), Some(2));
+    let out = tabula(
+        &[
+            "mines", "bench", "--width", "3", "--height", "3", "--mines", "5",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2), "opening needs 9 free cells");
+}
+
+#[test]
+fn play_takes_commands_and_survives_bad_input() {
+    let save = std::env::temp_dir().join(format!("tabula-mines-save-{}.txt", std::process::id()));
+    let input = format!(
+        "r 4 4\nhint\nr 99 99\nf 4 4\ndance\nsave {}\nquit\n",
+        save.display()
+    );
+    let out = tabula(
+        &["mines", "play", "--level", "beginner", "--seed", "7"],
+        &input,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("P(mine) in tenths"), "{s}");
+    assert!(s.contains("off the board"), "{s}");
+    assert!(s.contains("already revealed"), "{s}");
+    assert!(s.contains("unknown command"), "{s}");
+    let saved = std::fs::read_to_string(&save).expect("saved position");
+    assert!(saved.starts_with("9x9 10\n"), "{saved}");
+}
