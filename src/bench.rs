@@ -47,6 +47,9 @@ struct SolverBench {
     /// Solve only the first N positions.
     #[arg(long)]
     limit: Option<usize>,
+    /// Use the built-in opening book (off by default: the benchmark measures search).
+    #[arg(long)]
+    book: bool,
 }
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
@@ -71,6 +74,9 @@ fn solver(b: SolverBench) -> Result<ExitCode> {
     let text =
         fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
     let mut solver = Solver::new(geo, b.table_mb);
+    if b.book {
+        solver.set_book(crate::book::builtin()?);
+    }
     let (mut times, mut nodes) = (Vec::new(), Vec::new());
     let mut wrong = 0;
     for (i, line) in text.lines().enumerate().take(b.limit.unwrap_or(usize::MAX)) {

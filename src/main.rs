@@ -4,6 +4,7 @@
 //! input, output and error reporting.
 
 mod bench;
+mod book;
 mod mines;
 mod perft;
 mod play;
@@ -31,6 +32,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure speed: `tabula bench solver --set FILE`.
     Bench(bench::BenchArgs),
+    /// Build a Connect Four opening book with the solver.
+    Book(book::BookArgs),
     /// Minesweeper: play, solve a saved position, benchmark the agent.
     Mines(mines::MinesArgs),
 }
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Mines(a) => mines::run(a),
+        Command::Book(a) => book::run(a),
     };
     match result {
         Ok(code) => code,

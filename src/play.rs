@@ -9,7 +9,6 @@ use clap::{Args, ValueEnum};
 use tabula_core::registry::{self, GameVisitor};
 use tabula_core::{ConnectFour, Game, Outcome, Player};
 use tabula_search::agent::{Agent, NegamaxAgent, SolverAgent};
-use tabula_search::Solver;
 
 /// Which side the person plays.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -32,7 +31,7 @@ pub struct PlayArgs {
     #[arg(long, value_enum, default_value = "first")]
     you: Side,
     /// Transposition table of the Connect Four solver, in MiB.
-    #[arg(long, default_value_t = Solver::DEFAULT_TABLE_MB)]
+    #[arg(long, default_value_t = 256)]
     table_mb: usize,
 }
 
@@ -40,8 +39,11 @@ pub struct PlayArgs {
 /// exhaustive negamax for any other game.
 fn perfect_agent<G: Game>(game: &G, table_mb: usize) -> Box<dyn Agent<G>> {
     if let Some(c4) = (game as &dyn Any).downcast_ref::<ConnectFour>() {
-        let agent: Box<dyn Agent<ConnectFour>> =
-            Box::new(SolverAgent::new(c4.geometry(), table_mb));
+        let mut solver_agent = SolverAgent::new(c4.geometry(), table_mb);
+        if let Ok(book) = crate::book::builtin() {
+            solver_agent.set_book(book);
+        }
+        let agent: Box<dyn Agent<ConnectFour>> = Box::new(solver_agent);
         // G is ConnectFour here, so the downcast succeeds.
         if let Ok(agent) = (Box::new(agent) as Box<dyn Any>).downcast::<Box<dyn Agent<G>>>() {
             return *agent;
@@ -115,6 +117,13 @@ impl GameVisitor for Play {
                     writeln!(out, "{e}. Try again ('help' lists the legal moves).")?;
                 }
             } else {
+                if game.ply() < 12 && game.name() == "connect4" {
+                    writeln!(
+                        out,
+                        "AI is thinking (early 7x6 positions can take a minute to prove)..."
+                    )?;
+                    out.flush()?;
+                }
                 let Some(choice) = ai.choose(&game) else {
                     anyhow::bail!("the AI found no move in a position that is not over");
                 };

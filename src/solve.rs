@@ -34,6 +34,9 @@ pub struct SolveArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = Solver::DEFAULT_TABLE_MB)]
     table_mb: usize,
+    /// Do not use the built-in opening book (7x6): prove every score by search.
+    #[arg(long)]
+    no_book: bool,
 }
 
 /// The board size named by a `connect4[:WxH]` game spec.
@@ -78,6 +81,9 @@ fn parse_line(geo: Geometry, line: &str) -> Result<(String, ConnectFour, Option<
 pub fn run(args: SolveArgs) -> Result<ExitCode> {
     let geo = connect4_geometry(&args.game)?;
     let mut solver = Solver::new(geo, args.table_mb);
+    if !args.no_book {
+        solver.set_book(crate::book::builtin()?);
+    }
     let mut out = io::stdout().lock();
     let mut failures = 0usize;
     let mut handle = |n: usize, line: &str, out: &mut dyn Write| -> Result<()> {

@@ -133,6 +133,20 @@ impl Geometry {
         r & (self.board ^ mask)
     }
 
+    /// The bitboard `bits` with its columns in reverse order (the mirror image). Keys
+    /// (`current + mask`) mirror the same way, since no column carries into the next.
+    #[inline]
+    pub fn mirror(&self, bits: u64) -> u64 {
+        let stride = self.height() + 1;
+        let column = (1u64 << stride) - 1;
+        let w = self.width();
+        let mut out = 0;
+        for c in 0..w {
+            out |= ((bits >> (c * stride)) & column) << ((w - 1 - c) * stride);
+        }
+        out
+    }
+
     /// Whether `position` holds four in a row.
     #[inline]
     pub fn has_alignment(&self, position: u64) -> bool {
@@ -543,6 +557,8 @@ mod tests {
             mapped.sort_unstable();
             let direct: Vec<usize> = g.transformed(1).legal_moves().iter().map(|&m| m as usize).collect();
             prop_assert_eq!(mapped, direct);
+            // the key of the mirror image is the mirrored key
+            prop_assert_eq!(g.mirrored().key(), geo.mirror(g.key()));
         }
     }
 }

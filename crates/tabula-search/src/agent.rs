@@ -64,6 +64,11 @@ pub struct SolverAgent {
 }
 
 impl SolverAgent {
+    /// Uses an opening book for the positions it holds.
+    pub fn set_book(&mut self, book: std::sync::Arc<crate::opening_book::OpeningBook>) {
+        self.solver.set_book(book);
+    }
+
     /// Ply from which [`SolverAgent::new`] solves strongly on 7x6.
     pub const STRONG_FROM: usize = 12;
 

@@ -11,6 +11,9 @@
 use tabula_core::connect4::Geometry;
 use tabula_core::{ConnectFour, Game};
 
+use std::sync::Arc;
+
+use crate::opening_book::OpeningBook;
 use crate::solver_table::SolverTable;
 
 /// Why a position cannot be solved.
@@ -109,6 +112,10 @@ pub struct Solver {
     /// The lowest score a position can have (stored bounds are offsets from it).
     min_score: i32,
     nodes: u64,
+    /// Exact scores of early positions, consulted up to its depth.
+    book: Option<Arc<OpeningBook>>,
+    /// Deepest ply looked up in the book (-1 without one).
+    book_depth: i32,
 }
 
 impl Solver {
@@ -132,6 +139,16 @@ impl Solver {
             column_masks,
             min_score: -cells / 2 + 3,
             nodes: 0,
+            book: None,
+            book_depth: -1,
+        }
+    }
+
+    /// Uses `book` for the positions it holds (ignored if made for another board).
+    pub fn set_book(&mut self, book: Arc<OpeningBook>) {
+        if book.geometry() == self.geo && !book.is_empty() {
+            self.book_depth = book.depth() as i32;
+            self.book = Some(book);
         }
     }
 
@@ -338,6 +355,11 @@ impl Solver {
         }
         let mut max = (cells - 1 - p.moves) / 2;
         let key = p.key();
+        if p.moves <= self.book_depth {
+            if let Some(score) = self.book.as_ref().and_then(|b| b.get_key(key)) {
+                return score;
+            }
+        }
         let (lower, upper) = self.table.get(key);
         if lower != 0 {
             let lower = self.decode(lower);

@@ -8,8 +8,10 @@
 pub mod agent;
 pub mod connect4_solver;
 pub mod negamax;
+pub mod opening_book;
 pub mod perft;
 pub mod solver_table;
 
 pub use connect4_solver::{Solver, SolverError};
 pub use negamax::Negamax;
+pub use opening_book::OpeningBook;
