@@ -68,6 +68,12 @@ impl GameVisitor for Play {
     type Output = Result<()>;
 
     fn visit<G: Game>(self, mut game: G) -> Result<()> {
+        if game.name().contains("go") {
+            anyhow::bail!(
+                "{} has no opponent here yet: exhaustive search cannot play Go (a Monte-Carlo player and a GTP engine are planned)",
+                game.name()
+            );
+        }
         let stdin = io::stdin();
         let mut lines = stdin.lock().lines();
         let mut out = io::stdout();

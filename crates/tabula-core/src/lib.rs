@@ -7,6 +7,7 @@
 
 pub mod connect4;
 pub mod game;
+pub mod go;
 pub mod registry;
 pub mod symmetry;
 pub mod tictactoe;
@@ -14,4 +15,5 @@ pub mod zobrist;
 
 pub use connect4::ConnectFour;
 pub use game::{Game, GameError, Outcome, Player};
+pub use go::{Go, GoRules};
 pub use tictactoe::TicTacToe;

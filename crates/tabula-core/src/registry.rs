@@ -6,6 +6,7 @@
 
 use crate::connect4::{ConnectFour, Geometry};
 use crate::game::{Game, GameError};
+use crate::go::{Go, GoRules};
 use crate::tictactoe::TicTacToe;
 
 /// Something front ends do with a game whatever its type.
@@ -37,6 +38,17 @@ pub const GAMES: &[GameInfo] = &[
         name: "connect4",
         aliases: &["c4", "connect-four"],
         options: "WIDTHxHEIGHT, default 7x6; width*(height+1) <= 64",
+    },
+    GameInfo {
+        name: "go",
+        aliases: &["baduk", "weiqi"],
+        options:
+            "board size 2-19 (default 7), e.g. go:9; area scoring, komi 7.5, positional superko",
+    },
+    GameInfo {
+        name: "mini-go",
+        aliases: &["minigo"],
+        options: "none: seed 000's 7x7 toy rules (no captures, 44 moves, more stones wins)",
     },
 ];
 
@@ -97,6 +109,19 @@ pub fn visit<V: GameVisitor>(spec: &str, visitor: V) -> Result<V::Output, GameEr
             };
             Ok(visitor.visit(ConnectFour::with_geometry(geo)))
         }
+        "go" => {
+            let size = match options {
+                None => 7,
+                Some(o) => o.parse().map_err(|_| {
+                    GameError::BadSpec(format!("go:{o}: expected a board size, e.g. go:9"))
+                })?,
+            };
+            Ok(visitor.visit(Go::new(size, GoRules::default())?))
+        }
+        "mini-go" => {
+            no_options()?;
+            Ok(visitor.visit(Go::new(7, GoRules::mini_go())?))
+        }
         other => Err(GameError::BadSpec(format!(
             "game {other} is listed but cannot be built"
         ))),
@@ -122,6 +147,9 @@ mod tests {
         assert_eq!(visit("connect4", Name).unwrap(), "connect4");
         assert_eq!(visit("c4:6x5", Name).unwrap(), "connect4:6x5");
         assert_eq!(visit("connect4:7x6", Name).unwrap(), "connect4");
+        assert_eq!(visit("go", Name).unwrap(), "go:7");
+        assert_eq!(visit("go:19", Name).unwrap(), "go:19");
+        assert_eq!(visit("mini-go", Name).unwrap(), "mini-go");
         for bad in [
             "chess",
             "connect4:9x9",

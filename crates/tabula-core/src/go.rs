@@ -1,0 +1,1067 @@
+//! Go on square boards from 2x2 to 19x19, with Tromp-Taylor area scoring.
+//!
+//! Rules (defaults first): captures; suicide illegal (legal under Tromp-Taylor, where a
+//! suicidal move removes the player's own chain); ko by positional superko (a move may
+//! not recreate any earlier board), or simple ko as an option; two passes in a row end
+//! the game; area scoring with komi. Seed 000's toy rules (no captures, the game ends
+//! after 44 moves, more stones wins) are kept as the `mini-go` variant.
+//!
+//! The board is padded with a border so that neighbours need no bounds checks. Chains
+//! are kept incrementally as circular linked lists with a head per stone; liberties are
+//! counted exactly, on demand, over a chain's stones.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::game::{Game, GameError, Outcome, Player};
+use crate::symmetry;
+use crate::zobrist;
+
+const EMPTY: u8 = 0;
+const BLACK: u8 = 1;
+const WHITE: u8 = 2;
+const BORDER: u8 = 3;
+
+/// Largest board side.
+pub const MAX_SIZE: usize = 19;
+/// Zobrist keys: (padded point, colour) pairs, then the side-to-move key.
+const ZOBRIST: [u64; 21 * 21 * 2 + 1] = zobrist::table(0x60);
+const SIDE_KEY: usize = 21 * 21 * 2;
+
+/// How a repeated position is prevented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ko {
+    /// No move may recreate a board seen before in the game (Tromp-Taylor).
+    PositionalSuperko,
+    /// Only the immediate recapture of a single stone is forbidden.
+    Simple,
+}
+
+/// The rule set of a game.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GoRules {
+    /// Points given to White.
+    pub komi: f32,
+    /// Ko rule.
+    pub ko: Ko,
+    /// Whether a move that leaves its own chain without liberties is legal (it then
+    /// removes that chain).
+    pub suicide: bool,
+    /// Seed 000's toy variant: no captures, 44 moves, more stones wins.
+    pub mini: bool,
+}
+
+impl Default for GoRules {
+    fn default() -> Self {
+        GoRules {
+            komi: 7.5,
+            ko: Ko::PositionalSuperko,
+            suicide: false,
+            mini: false,
+        }
+    }
+}
+
+impl GoRules {
+    /// Tromp-Taylor: positional superko and suicide allowed.
+    pub fn tromp_taylor(komi: f32) -> Self {
+        GoRules {
+            komi,
+            ko: Ko::PositionalSuperko,
+            suicide: true,
+            mini: false,
+        }
+    }
+
+    /// Seed 000's `mini-go`.
+    pub fn mini_go() -> Self {
+        GoRules {
+            komi: 0.0,
+            ko: Ko::Simple,
+            suicide: true,
+            mini: true,
+        }
+    }
+}
+
+/// A Go position with its history (for superko and for undoing in front ends).
+#[derive(Clone, Debug)]
+pub struct Go {
+    n: usize,
+    stride: usize,
+    rules: GoRules,
+    color: Vec<u8>,
+    /// Next stone of the same chain (circular).
+    next: Vec<u16>,
+    /// Head (representative) of the chain each stone belongs to.
+    head: Vec<u16>,
+    to_move: Player,
+    /// Point where a simple-ko recapture is forbidden now.
+    ko_point: Option<usize>,
+    passes: u8,
+    ply: usize,
+    /// Zobrist hash of the stones alone (what positional superko compares).
+    board_hash: u64,
+    /// Hashes of every board seen so far.
+    seen: HashSet<u64>,
+    /// Stones captured by Black and by White.
+    captures: [u32; 2],
+    /// A limit on the game's length, after which it is scored as it stands.
+    max_moves: usize,
+    /// Set when the game ended by resignation.
+    resigned: Option<Player>,
+}
+
+impl Go {
+    /// An empty `size`×`size` board (2 ≤ size ≤ 19, or 1 for tests) under `rules`.
+    pub fn new(size: usize, rules: GoRules) -> Result<Go, GameError> {
+        if !(1..=MAX_SIZE).contains(&size) {
+            return Err(GameError::BadSpec(format!(
+                "Go board size must be 1 to {MAX_SIZE}, not {size}"
+            )));
+        }
+        if !rules.komi.is_finite() || rules.komi.abs() > 1000.0 {
+            return Err(GameError::BadSpec(format!(
+                "komi {} is not a sensible number",
+                rules.komi
+            )));
+        }
+        let stride = size + 2;
+        let mut color = vec![BORDER; stride * stride];
+        for r in 0..size {
+            for c in 0..size {
+                color[(r + 1) * stride + c + 1] = EMPTY;
+            }
+        }
+        let points = stride * stride;
+        let mut g = Go {
+            n: size,
+            stride,
+            rules,
+            color,
+            next: (0..points as u16).collect(),
+            head: (0..points as u16).collect(),
+            to_move: Player::First,
+            ko_point: None,
+            passes: 0,
+            ply: 0,
+            board_hash: 0,
+            seen: HashSet::new(),
+            captures: [0, 0],
+            max_moves: if rules.mini { 44 } else { 2 * size * size + 20 },
+            resigned: None,
+        };
+        g.seen.insert(0);
+        Ok(g)
+    }
+
+    /// Board side.
+    pub fn size(&self) -> usize {
+        self.n
+    }
+
+    /// The rules.
+    pub fn rules(&self) -> GoRules {
+        self.rules
+    }
+
+    /// Changes komi (allowed at any time, as GTP does).
+    pub fn set_komi(&mut self, komi: f32) {
+        self.rules.komi = komi;
+    }
+
+    /// Stones captured by `player` so far.
+    pub fn captures(&self, player: Player) -> u32 {
+        self.captures[player.index()]
+    }
+
+    /// The action index of the pass move.
+    pub fn pass(&self) -> u16 {
+        (self.n * self.n) as u16
+    }
+
+    #[inline]
+    fn point(&self, row: usize, col: usize) -> usize {
+        (row + 1) * self.stride + col + 1
+    }
+
+    #[inline]
+    fn row_col(&self, p: usize) -> (usize, usize) {
+        (p / self.stride - 1, p % self.stride - 1)
+    }
+
+    #[inline]
+    fn action_point(&self, action: u16) -> usize {
+        let a = action as usize;
+        self.point(a / self.n, a % self.n)
+    }
+
+    #[inline]
+    fn point_action(&self, p: usize) -> u16 {
+        let (r, c) = self.row_col(p);
+        (r * self.n + c) as u16
+    }
+
+    #[inline]
+    fn neighbours(&self, p: usize) -> [usize; 4] {
+        [p - self.stride, p - 1, p + 1, p + self.stride]
+    }
+
+    fn colour_of(player: Player) -> u8 {
+        match player {
+            Player::First => BLACK,
+            Player::Second => WHITE,
+        }
+    }
+
+    /// Who has a stone at (row, col), row 0 at the top.
+    pub fn stone(&self, row: usize, col: usize) -> Option<Player> {
+        match self.color[self.point(row, col)] {
+            BLACK => Some(Player::First),
+            WHITE => Some(Player::Second),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn key(p: usize, c: u8) -> u64 {
+        ZOBRIST[p * 2 + (c as usize - 1)]
+    }
+
+    /// Exact number of liberties of the chain through `p`, up to `limit`.
+    fn liberties(&self, p: usize, limit: usize) -> usize {
+        let mut libs: Vec<usize> = Vec::with_capacity(8);
+        let mut s = p;
+        loop {
+            for q in self.neighbours(s) {
+                if self.color[q] == EMPTY && !libs.contains(&q) {
+                    libs.push(q);
+                    if libs.len() >= limit {
+                        return libs.len();
+                    }
+                }
+            }
+            s = self.next[s] as usize;
+            if s == p {
+                return libs.len();
+            }
+        }
+    }
+
+    fn chain_stones(&self, p: usize) -> Vec<usize> {
+        let mut out = vec![p];
+        let mut s = self.next[p] as usize;
+        while s != p {
+            out.push(s);
+            s = self.next[s] as usize;
+        }
+        out
+    }
+
+    /// Removes the chain through `p`; returns how many stones it had.
+    fn remove_chain(&mut self, p: usize) -> usize {
+        let stones = self.chain_stones(p);
+        for &s in &stones {
+            self.board_hash ^= Self::key(s, self.color[s]);
+            self.color[s] = EMPTY;
+            self.next[s] = s as u16;
+            self.head[s] = s as u16;
+        }
+        stones.len()
+    }
+
+    fn merge(&mut self, a: usize, b: usize) {
+        let (ha, hb) = (self.head[a] as usize, self.head[b] as usize);
+        if ha == hb {
+            return;
+        }
+        // relabel b's chain, then splice the two circular lists
+        let mut s = hb;
+        loop {
+            self.head[s] = ha as u16;
+            s = self.next[s] as usize;
+            if s == hb {
+                break;
+            }
+        }
+        self.next.swap(ha, hb);
+    }
+
+    /// What playing at `p` would do, without doing it: the captures it makes and
+    /// whether it is legal. Checks everything but superko.
+    fn try_place(&self, p: usize, me: u8) -> Option<Vec<usize>> {
+        if self.color[p] != EMPTY {
+            return None;
+        }
+        if self.rules.mini {
+            return Some(Vec::new());
+        }
+        if self.ko_point == Some(p) {
+            return None;
+        }
+        let opp = BLACK + WHITE - me;
+        let mut captured_heads = Vec::new();
+        let mut has_liberty = false;
+        for q in self.neighbours(p) {
+            let c = self.color[q];
+            if c == EMPTY {
+                has_liberty = true;
+            } else if c == me {
+                // our chain keeps a liberty other than p
+                if self.liberties(q, 2) >= 2 {
+                    has_liberty = true;
+                }
+            } else if c == opp && self.liberties(q, 2) == 1 {
+                let h = self.head[q] as usize;
+                if !captured_heads.contains(&h) {
+                    captured_heads.push(h);
+                }
+            }
+        }
+        if !has_liberty && captured_heads.is_empty() && !self.rules.suicide {
+            return None;
+        }
+        Some(captured_heads)
+    }
+
+    /// The board hash after playing `p` (for the superko check), computed by playing
+    /// on a copy of the stones only.
+    fn hash_after(&self, p: usize, me: u8, captured: &[usize]) -> u64 {
+        let mut h = self.board_hash ^ Self::key(p, me);
+        for &c in captured {
+            for s in self.chain_stones(c) {
+                h ^= Self::key(s, self.color[s]);
+            }
+        }
+        if captured.is_empty() && !self.rules.mini {
+            // a suicide removes the mover's own chain, including the new stone
+            let mut alive = false;
+            for q in self.neighbours(p) {
+                if self.color[q] == EMPTY || (self.color[q] == me && self.liberties(q, 2) >= 2) {
+                    alive = true;
+                }
+            }
+            if !alive {
+                h ^= Self::key(p, me);
+                let mut seen_heads = Vec::new();
+                for q in self.neighbours(p) {
+                    if self.color[q] == me && !seen_heads.contains(&self.head[q]) {
+                        seen_heads.push(self.head[q]);
+                        for s in self.chain_stones(q) {
+                            h ^= Self::key(s, me);
+                        }
+                    }
+                }
+            }
+        }
+        h
+    }
+
+    /// Whether placing a stone at `action` is legal now (passes are always legal).
+    pub fn is_legal_action(&self, action: u16) -> bool {
+        if self.outcome().is_some() {
+            return false;
+        }
+        if action == self.pass() {
+            return true;
+        }
+        if action > self.pass() {
+            return false;
+        }
+        let p = self.action_point(action);
+        let me = Self::colour_of(self.to_move);
+        let Some(captured) = self.try_place(p, me) else {
+            return false;
+        };
+        if self.rules.ko == Ko::PositionalSuperko && !self.rules.mini {
+            let h = self.hash_after(p, me, &captured);
+            if self.seen.contains(&h) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Places a handicap stone for Black (before play starts).
+    pub fn place_handicap(&mut self, row: usize, col: usize) -> Result<(), GameError> {
+        if row >= self.n || col >= self.n {
+            return Err(GameError::Illegal(format!(
+                "handicap point {row},{col} is off the board"
+            )));
+        }
+        let p = self.point(row, col);
+        if self.color[p] != EMPTY {
+            return Err(GameError::Illegal("handicap point is occupied".into()));
+        }
+        self.color[p] = BLACK;
+        self.board_hash ^= Self::key(p, BLACK);
+        for q in self.neighbours(p) {
+            if self.color[q] == BLACK {
+                self.merge(q, p);
+            }
+        }
+        self.seen.insert(self.board_hash);
+        Ok(())
+    }
+
+    /// The standard fixed handicap points for `stones` stones (2–9; GTP
+    /// `fixed_handicap`), as (row, col) with row 0 at the top.
+    pub fn fixed_handicap_points(
+        size: usize,
+        stones: usize,
+    ) -> Result<Vec<(usize, usize)>, GameError> {
+        if !(2..=9).contains(&stones) || size < 7 || (size.is_multiple_of(2) && stones > 4) {
+            return Err(GameError::BadSpec(format!(
+                "no fixed handicap of {stones} stones on {size}x{size}"
+            )));
+        }
+        let edge = if size >= 13 { 3 } else { 2 };
+        let (lo, mid, hi) = (edge, size / 2, size - 1 - edge);
+        // GTP order: corners, then sides, then centre
+        let corners = [(hi, lo), (lo, hi), (lo, lo), (hi, hi)];
+        let mut pts: Vec<(usize, usize)> = corners[..stones.min(4)].to_vec();
+        match stones {
+            5 => pts.push((mid, mid)),
+            6 => pts.extend([(mid, lo), (mid, hi)]),
+            7 => pts.extend([(mid, lo), (mid, hi), (mid, mid)]),
+            8 => pts.extend([(mid, lo), (mid, hi), (hi, mid), (lo, mid)]),
+            9 => pts.extend([(mid, lo), (mid, hi), (hi, mid), (lo, mid), (mid, mid)]),
+            _ => {}
+        }
+        Ok(pts)
+    }
+
+    /// Marks the game as resigned by `player`.
+    pub fn resign(&mut self, player: Player) {
+        self.resigned = Some(player);
+    }
+
+    /// Sets whose turn it is (handicap games start with White; GTP `play` may move
+    /// either colour).
+    pub fn set_to_move(&mut self, player: Player) {
+        if self.to_move != player {
+            self.to_move = player;
+            self.ko_point = None;
+        }
+    }
+
+    /// Tromp-Taylor area score: Black's stones and empty regions reaching only Black,
+    /// minus White's, minus komi. (Mini-go: stones only.)
+    pub fn score(&self) -> f32 {
+        let mut black = 0i32;
+        let mut white = 0i32;
+        let mut visited = vec![false; self.color.len()];
+        for r in 0..self.n {
+            for c in 0..self.n {
+                let p = self.point(r, c);
+                match self.color[p] {
+                    BLACK => black += 1,
+                    WHITE => white += 1,
+                    EMPTY if !visited[p] && !self.rules.mini => {
+                        // flood the empty region and see which colours it touches
+                        let mut stack = vec![p];
+                        visited[p] = true;
+                        let (mut size, mut touches) = (0, 0u8);
+                        while let Some(s) = stack.pop() {
+                            size += 1;
+                            for q in self.neighbours(s) {
+                                match self.color[q] {
+                                    EMPTY if !visited[q] => {
+                                        visited[q] = true;
+                                        stack.push(q);
+                                    }
+                                    BLACK => touches |= 1,
+                                    WHITE => touches |= 2,
+                                    _ => {}
+                                }
+                            }
+                        }
+                        match touches {
+                            1 => black += size,
+                            2 => white += size,
+                            _ => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        black as f32 - white as f32 - self.rules.komi
+    }
+
+    /// Whether every chain on the board has a liberty (a legal Go position).
+    pub fn all_chains_have_liberties(&self) -> bool {
+        (0..self.n * self.n).all(|a| {
+            let p = self.action_point(a as u16);
+            self.color[p] == EMPTY || self.liberties(p, 1) >= 1
+        })
+    }
+
+    /// A board with the given stones (row-major; `None` empty), Black to move, chains
+    /// built but nothing captured, for tests and setup. Superko history starts here.
+    pub fn from_stones(
+        size: usize,
+        rules: GoRules,
+        stones: &[Option<Player>],
+    ) -> Result<Go, GameError> {
+        let mut g = Go::new(size, rules)?;
+        if stones.len() != size * size {
+            return Err(GameError::BadSpec(format!(
+                "expected {} points, got {}",
+                size * size,
+                stones.len()
+            )));
+        }
+        for (a, s) in stones.iter().enumerate() {
+            if let Some(pl) = s {
+                let p = g.action_point(a as u16);
+                let c = Self::colour_of(*pl);
+                g.color[p] = c;
+                g.board_hash ^= Self::key(p, c);
+                for q in g.neighbours(p) {
+                    if g.color[q] == c {
+                        g.merge(q, p);
+                    }
+                }
+            }
+        }
+        g.seen.clear();
+        g.seen.insert(g.board_hash);
+        Ok(g)
+    }
+
+    /// Number of consecutive passes that ended the last moves.
+    pub fn consecutive_passes(&self) -> u8 {
+        self.passes
+    }
+}
+
+impl Game for Go {
+    type Move = u16;
+
+    fn name(&self) -> String {
+        if self.rules.mini {
+            "mini-go".into()
+        } else {
+            format!("go:{}", self.n)
+        }
+    }
+
+    fn to_move(&self) -> Player {
+        self.to_move
+    }
+
+    fn ply(&self) -> usize {
+        self.ply
+    }
+
+    fn legal_moves(&self) -> Vec<u16> {
+        if self.outcome().is_some() {
+            return Vec::new();
+        }
+        let mut moves: Vec<u16> = (0..self.pass())
+            .filter(|&a| self.is_legal_action(a))
+            .collect();
+        if !self.rules.mini || moves.is_empty() {
+            moves.push(self.pass());
+        }
+        moves
+    }
+
+    fn play(&mut self, mv: u16) {
+        debug_assert!(self.is_legal_action(mv), "illegal Go move {mv}");
+        self.ply += 1;
+        let me = Self::colour_of(self.to_move);
+        self.to_move = self.to_move.other();
+        self.ko_point = None;
+        if mv == self.pass() {
+            self.passes += 1;
+            return;
+        }
+        self.passes = 0;
+        let p = self.action_point(mv);
+        let captured_heads = self.try_place(p, me).unwrap_or_default();
+        self.color[p] = me;
+        self.board_hash ^= Self::key(p, me);
+        for q in self.neighbours(p) {
+            if self.color[q] == me {
+                self.merge(q, p);
+            }
+        }
+        let mut captured = 0;
+        let mut single_capture = None;
+        for h in captured_heads {
+            if self.color[h] != EMPTY {
+                let k = self.remove_chain(h);
+                if k == 1 {
+                    single_capture = Some(h);
+                }
+                captured += k;
+            }
+        }
+        let mover = self.to_move.other().index();
+        self.captures[mover] += captured as u32;
+        if !self.rules.mini && self.liberties(p, 1) == 0 {
+            // suicide (only reached when the rules allow it)
+            let k = self.remove_chain(p);
+            self.captures[1 - mover] += k as u32;
+        } else if captured == 1 && self.chain_stones(p).len() == 1 && self.liberties(p, 2) == 1 {
+            self.ko_point = single_capture;
+        }
+        self.seen.insert(self.board_hash);
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if let Some(p) = self.resigned {
+            return Some(Outcome::Win(p.other()));
+        }
+        if self.passes >= 2 || self.ply >= self.max_moves {
+            let s = self.score();
+            return Some(if s > 0.0 {
+                Outcome::Win(Player::First)
+            } else if s < 0.0 {
+                Outcome::Win(Player::Second)
+            } else {
+                Outcome::Draw
+            });
+        }
+        None
+    }
+
+    fn position_hash(&self) -> u64 {
+        let side = if self.to_move == Player::Second {
+            ZOBRIST[SIDE_KEY]
+        } else {
+            0
+        };
+        let ko = self.ko_point.map_or(0, |p| zobrist::mix(p as u64 ^ 0x6b6f));
+        self.board_hash ^ side ^ ko ^ (u64::from(self.passes) << 62)
+    }
+
+    fn action_count(&self) -> usize {
+        self.n * self.n + 1
+    }
+
+    fn action_of(&self, mv: u16) -> usize {
+        mv as usize
+    }
+
+    fn move_of(&self, action: usize) -> Option<u16> {
+        (action <= self.n * self.n).then_some(action as u16)
+    }
+
+    fn encoding_shape(&self) -> [usize; 3] {
+        [4, self.n, self.n]
+    }
+
+    /// Planes: own stones, opponent stones, empty points, the simple-ko point.
+    fn encode(&self, out: &mut [f32]) {
+        let nn = self.n * self.n;
+        let me = Self::colour_of(self.to_move);
+        for a in 0..nn {
+            let c = self.color[self.action_point(a as u16)];
+            out[a] = f32::from(c == me);
+            out[nn + a] = f32::from(c != me && c != EMPTY);
+            out[2 * nn + a] = f32::from(c == EMPTY);
+            out[3 * nn + a] = 0.0;
+        }
+        if let Some(k) = self.ko_point {
+            out[3 * nn + self.point_action(k) as usize] = 1.0;
+        }
+    }
+
+    fn symmetry_count(&self) -> usize {
+        symmetry::SQUARE_SYMMETRIES
+    }
+
+    fn transformed(&self, sym: usize) -> Self {
+        let stones: Vec<Option<Player>> = (0..self.n * self.n)
+            .map(|a| {
+                let inv = self.transform_action(symmetry::square_inverse(sym), a);
+                self.stone(inv / self.n, inv % self.n)
+            })
+            .collect();
+        let mut t = match Go::from_stones(self.n, self.rules, &stones) {
+            Ok(t) => t,
+            Err(_) => return self.clone(),
+        };
+        t.to_move = self.to_move;
+        t.ply = self.ply;
+        t.passes = self.passes;
+        t.captures = self.captures;
+        t.max_moves = self.max_moves;
+        t.resigned = self.resigned;
+        t.ko_point = self.ko_point.map(|k| {
+            let a = self.transform_action(sym, self.point_action(k) as usize);
+            t.point(a / self.n, a % self.n)
+        });
+        t
+    }
+
+    fn transform_action(&self, sym: usize, action: usize) -> usize {
+        if action >= self.n * self.n {
+            return action;
+        }
+        let (r, c) = symmetry::square(sym, self.n, action / self.n, action % self.n);
+        r * self.n + c
+    }
+
+    /// GTP coordinates: a column letter (A–T without I) and a row number counted from
+    /// the bottom, e.g. `D4`; or `pass`.
+    fn parse_move(&self, text: &str) -> Result<u16, GameError> {
+        let t = text.trim();
+        let bad = |reason: &str| GameError::BadMove {
+            text: t.to_string(),
+            reason: reason.to_string(),
+        };
+        if t.eq_ignore_ascii_case("pass") {
+            return Ok(self.pass());
+        }
+        let mut chars = t.chars();
+        let letter = chars
+            .next()
+            .ok_or_else(|| bad("empty move"))?
+            .to_ascii_uppercase();
+        if !letter.is_ascii_uppercase() || letter == 'I' {
+            return Err(bad("expected a column letter A-T (no I) or pass"));
+        }
+        let col = (letter as u8 - b'A') as usize - usize::from(letter > 'I');
+        let row_from_bottom: usize = chars
+            .as_str()
+            .parse()
+            .map_err(|_| bad("expected a row number"))?;
+        if col >= self.n || row_from_bottom == 0 || row_from_bottom > self.n {
+            return Err(bad(&format!("off the {}x{} board", self.n, self.n)));
+        }
+        Ok(((self.n - row_from_bottom) * self.n + col) as u16)
+    }
+
+    fn format_move(&self, mv: u16) -> String {
+        if mv == self.pass() {
+            return "pass".into();
+        }
+        let (r, c) = (mv as usize / self.n, mv as usize % self.n);
+        let letter = (b'A' + c as u8 + u8::from(c >= 8)) as char;
+        format!("{letter}{}", self.n - r)
+    }
+}
+
+/// Draws the board with GTP coordinates; X is Black, O is White.
+impl fmt::Display for Go {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let letters: String = (0..self.n)
+            .map(|c| format!(" {}", (b'A' + c as u8 + u8::from(c >= 8)) as char))
+            .collect();
+        writeln!(f, "   {letters}")?;
+        for r in 0..self.n {
+            write!(f, "{:>2} ", self.n - r)?;
+            for c in 0..self.n {
+                let ch = match self.color[self.point(r, c)] {
+                    BLACK => 'X',
+                    WHITE => 'O',
+                    _ => '.',
+                };
+                write!(f, " {ch}")?;
+            }
+            writeln!(f, " {}", self.n - r)?;
+        }
+        writeln!(f, "   {letters}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play(g: &mut Go, moves: &str) {
+        for m in moves.split_whitespace() {
+            let mv = g.parse_move(m).unwrap();
+            assert!(g.is_legal_action(mv), "{m} illegal in\n{g}");
+            g.play(mv);
+        }
+    }
+
+    fn go9() -> Go {
+        Go::new(9, GoRules::default()).unwrap()
+    }
+
+    #[test]
+    fn capture_and_multi_stone_capture() {
+        let mut g = go9();
+        play(&mut g, "E5 D5 A1 F5 A2 E4 A3 E6");
+        assert_eq!(g.stone(4, 4), None, "E5 captured");
+        assert_eq!(g.captures(Player::Second), 1);
+        let mut g = go9();
+        // two black stones E5 E6 surrounded
+        play(&mut g, "E5 D5 E6 D6 A1 F5 A2 F6 A3 E4 A4 E7");
+        assert_eq!(g.stone(4, 4), None);
+        assert_eq!(g.stone(3, 4), None);
+        assert_eq!(g.captures(Player::Second), 2);
+    }
+
+    #[test]
+    fn suicide_illegal_by_default_and_legal_under_tromp_taylor() {
+        // Black B1 with White on A2, B2 and C1: Black A1 would leave {A1, B1} with no
+        // liberty and capture nothing
+        let setup = "B1 A2 J9 B2 J8 C1";
+        let mut g = go9();
+        play(&mut g, setup);
+        let a1 = g.parse_move("A1").unwrap();
+        assert!(!g.is_legal_action(a1), "suicide is illegal by default");
+        let mut tt = Go::new(9, GoRules::tromp_taylor(7.5)).unwrap();
+        play(&mut tt, setup);
+        assert!(tt.is_legal_action(a1));
+        tt.play(a1);
+        assert_eq!(tt.stone(8, 0), None, "the suicidal chain is removed");
+        assert_eq!(tt.stone(8, 1), None);
+        assert_eq!(tt.captures(Player::Second), 2);
+        // a one-stone suicide would recreate the board: superko forbids it even here
+        let mut one = Go::new(9, GoRules::tromp_taylor(7.5)).unwrap();
+        play(&mut one, "J9 A2 J8 B1");
+        assert!(!one.is_legal_action(a1));
+    }
+
+    #[test]
+    fn simple_ko_and_superko() {
+        let stones = |rows: [&str; 5]| -> Vec<Option<Player>> {
+            rows.iter()
+                .flat_map(|r| {
+                    r.chars().map(|c| match c {
+                        'X' => Some(Player::First),
+                        'O' => Some(Player::Second),
+                        _ => None,
+                    })
+                })
+                .collect()
+        };
+        let board = stones([".XO..", "X.XO.", ".XO..", ".....", "....."]);
+        for ko_rule in [Ko::Simple, Ko::PositionalSuperko] {
+            let rules = GoRules {
+                ko: ko_rule,
+                ..GoRules::default()
+            };
+            let mut k = Go::from_stones(5, rules, &board).unwrap();
+            k.set_to_move(Player::Second);
+            // White plays B4 (row 1, col 1), capturing the black stone at C4 (row 1, col 2)
+            let w = k.parse_move("B4").unwrap();
+            assert!(k.is_legal_action(w));
+            k.play(w);
+            assert_eq!(k.stone(1, 2), None, "C4 captured");
+            // Black may not retake at C4 at once
+            let retake = k.parse_move("C4").unwrap();
+            assert!(
+                !k.is_legal_action(retake),
+                "immediate ko recapture under {ko_rule:?}"
+            );
+            // after a move elsewhere and an answer, retaking is legal
+            play(&mut k, "E1 E2");
+            assert!(k.is_legal_action(retake));
+        }
+    }
+
+    #[test]
+    fn positional_superko_forbids_any_repetition() {
+        // On 2x2, a cycle: after B a, W b, B passes?.. Construct: Black A1, White B2,
+        // Black B1 captures? Use the known 2x2 result instead: under superko the game
+        // terminates and Black wins by 1 with perfect play (checked by search in the
+        // search crate). Here: a position can never repeat in a game.
+        let mut g = Go::new(
+            2,
+            GoRules {
+                komi: 0.0,
+                ..GoRules::default()
+            },
+        )
+        .unwrap();
+        let mut seen = HashSet::new();
+        seen.insert(g.board_hash);
+        let mut rng = 12345u64;
+        while g.outcome().is_none() {
+            let moves = g.legal_moves();
+            rng = zobrist::mix(rng);
+            let mv = moves[(rng % moves.len() as u64) as usize];
+            g.play(mv);
+            if mv != g.pass() {
+                assert!(seen.insert(g.board_hash), "board repeated:\n{g}");
+            }
+        }
+    }
+
+    #[test]
+    fn passes_end_the_game_and_area_scoring() {
+        let mut g = Go::new(
+            5,
+            GoRules {
+                komi: 0.5,
+                ..GoRules::default()
+            },
+        )
+        .unwrap();
+        // Black wall on column C, White wall on column D: Black owns A-C (15), White D-E (10)
+        play(&mut g, "C1 D1 C2 D2 C3 D3 C4 D4 C5 D5 pass");
+        assert!(g.outcome().is_none());
+        play(&mut g, "pass");
+        assert_eq!(g.score(), 15.0 - 10.0 - 0.5);
+        assert_eq!(g.outcome(), Some(Outcome::Win(Player::First)));
+        assert!(g.legal_moves().is_empty());
+    }
+
+    #[test]
+    fn dame_eyes_and_disjoint_territories() {
+        let stones = |rows: &[&str]| -> Vec<Option<Player>> {
+            rows.iter()
+                .flat_map(|r| {
+                    r.chars().map(|c| match c {
+                        'X' => Some(Player::First),
+                        'O' => Some(Player::Second),
+                        _ => None,
+                    })
+                })
+                .collect()
+        };
+        let rules = GoRules {
+            komi: 0.0,
+            ..GoRules::default()
+        };
+        // dame: the middle column touches both colours and counts for nobody
+        let g = Go::from_stones(
+            5,
+            rules,
+            &stones(&["X.O..", "X.O..", "X.O..", "X.O..", "X.O.."]),
+        )
+        .unwrap();
+        // Black: 5 stones; White: 5 stones + 10 empty reaching only White; dame 5
+        assert_eq!(g.score(), 5.0 - 15.0);
+        // an eye counts for its owner: Black 11 stones + 5 below; White 7 stones + 2
+        let eyes = Go::from_stones(
+            5,
+            rules,
+            &stones(&["XO.OX", "XO.OX", "XOOOX", "XXXXX", "....."]),
+        )
+        .unwrap();
+        assert!(eyes.all_chains_have_liberties());
+        assert_eq!(eyes.score(), 16.0 - 9.0);
+        // disjoint territories of one colour add up
+        let g = Go::from_stones(
+            5,
+            rules,
+            &stones(&[".X.X.", "XX.XX", ".....", "OOOOO", "....."]),
+        )
+        .unwrap();
+        // Black: 6 stones + A5 + E5 (two separate one-point regions) = 8; C5, C4 and
+        // the middle row touch both colours (dame). White: 5 stones + the bottom row = 10
+        assert_eq!(g.score(), 8.0 - 10.0);
+    }
+
+    #[test]
+    fn legal_positions_by_brute_force() {
+        // every colouring of the board in which every chain has a liberty
+        let count = |n: usize| -> u64 {
+            let pts = n * n;
+            let mut total = 0;
+            let mut digits = vec![0u8; pts];
+            loop {
+                let stones: Vec<Option<Player>> = digits
+                    .iter()
+                    .map(|d| match d {
+                        1 => Some(Player::First),
+                        2 => Some(Player::Second),
+                        _ => None,
+                    })
+                    .collect();
+                if Go::from_stones(n, GoRules::default(), &stones)
+                    .unwrap()
+                    .all_chains_have_liberties()
+                {
+                    total += 1;
+                }
+                // next colouring in base 3
+                let mut i = 0;
+                loop {
+                    if i == pts {
+                        return total;
+                    }
+                    digits[i] += 1;
+                    if digits[i] < 3 {
+                        break;
+                    }
+                    digits[i] = 0;
+                    i += 1;
+                }
+            }
+        };
+        assert_eq!(count(1), 1);
+        assert_eq!(count(2), 57);
+        assert_eq!(count(3), 12675);
+    }
+
+    #[test]
+    fn handicap_and_coordinates() {
+        let pts = Go::fixed_handicap_points(9, 4).unwrap();
+        let g = go9();
+        let names: Vec<String> = pts
+            .iter()
+            .map(|&(r, c)| g.format_move((r * 9 + c) as u16))
+            .collect();
+        assert_eq!(names, ["C3", "G7", "C7", "G3"]);
+        let pts = Go::fixed_handicap_points(19, 9).unwrap();
+        let g19 = Go::new(19, GoRules::default()).unwrap();
+        let names: Vec<String> = pts
+            .iter()
+            .map(|&(r, c)| g19.format_move((r * 19 + c) as u16))
+            .collect();
+        assert_eq!(
+            names,
+            ["D4", "Q16", "D16", "Q4", "D10", "Q10", "K4", "K16", "K10"]
+        );
+        assert!(Go::fixed_handicap_points(9, 10).is_err());
+        let mut h = go9();
+        for (r, c) in Go::fixed_handicap_points(9, 2).unwrap() {
+            h.place_handicap(r, c).unwrap();
+        }
+        assert_eq!(h.stone(6, 2), Some(Player::First));
+        assert!(h.place_handicap(6, 2).is_err());
+        assert_eq!(g.parse_move("J9").unwrap(), 8);
+        assert_eq!(g.format_move(8), "J9");
+        assert_eq!(g.parse_move("pass").unwrap(), 81);
+        for bad in ["I5", "Z1", "A0", "A10", "", "55"] {
+            assert!(g.parse_move(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn mini_go_is_seed_000() {
+        let mut g = Go::new(7, GoRules::mini_go()).unwrap();
+        assert_eq!(g.name(), "mini-go");
+        let mut moves = 0;
+        while g.outcome().is_none() {
+            let m = g.legal_moves()[0];
+            assert_ne!(m, g.pass());
+            g.play(m);
+            moves += 1;
+        }
+        assert_eq!(moves, 44);
+        // no captures happen: 22 stones each, so a draw by stone count
+        assert_eq!(g.score(), 0.0);
+        assert_eq!(g.outcome(), Some(Outcome::Draw));
+    }
+
+    #[test]
+    fn symmetry_maps_legal_moves_and_hash_consistently() {
+        let mut g = go9();
+        play(&mut g, "C3 D4 E5 F6 G7 B2 J9");
+        for sym in 0..8 {
+            let t = g.transformed(sym);
+            let mut mapped: Vec<usize> = g
+                .legal_moves()
+                .iter()
+                .map(|&m| g.transform_action(sym, m as usize))
+                .collect();
+            mapped.sort_unstable();
+            let direct: Vec<usize> = t.legal_moves().iter().map(|&m| m as usize).collect();
+            assert_eq!(mapped, direct, "sym {sym}");
+            assert_eq!(t.score(), g.score());
+        }
+        assert_eq!(g.transformed(0).position_hash(), g.position_hash());
+    }
+}
