@@ -384,19 +384,28 @@ impl Go {
 
     /// Places a handicap stone for Black (before play starts).
     pub fn place_handicap(&mut self, row: usize, col: usize) -> Result<(), GameError> {
+        self.place_setup(row, col, Player::First)
+    }
+
+    /// Places a setup stone (SGF AB/AW, handicap) without it counting as a move.
+    pub fn place_setup(&mut self, row: usize, col: usize, player: Player) -> Result<(), GameError> {
         if row >= self.n || col >= self.n {
             return Err(GameError::Illegal(format!(
-                "handicap point {row},{col} is off the board"
+                "setup point {row},{col} is off the board"
             )));
         }
         let p = self.point(row, col);
         if self.color[p] != EMPTY {
-            return Err(GameError::Illegal("handicap point is occupied".into()));
+            let name = self.format_move(self.point_action(p));
+            return Err(GameError::Illegal(format!(
+                "setup point {name} is occupied"
+            )));
         }
-        self.color[p] = BLACK;
-        self.board_hash ^= Self::key(p, BLACK);
+        let c = Self::colour_of(player);
+        self.color[p] = c;
+        self.board_hash ^= Self::key(p, c);
         for q in self.neighbours(p) {
-            if self.color[q] == BLACK {
+            if self.color[q] == c {
                 self.merge(q, p);
             }
         }

@@ -9,6 +9,7 @@ pub mod connect4;
 pub mod game;
 pub mod go;
 pub mod registry;
+pub mod sgf;
 pub mod symmetry;
 pub mod tictactoe;
 pub mod zobrist;
