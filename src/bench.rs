@@ -7,8 +7,11 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use tabula_core::ConnectFour;
-use tabula_search::Solver;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use tabula_core::registry::{self, GameVisitor};
+use tabula_core::{ConnectFour, Game};
+use tabula_search::{Solver, Uct};
 
 use crate::solve::connect4_geometry;
 
@@ -24,6 +27,60 @@ enum BenchCommand {
     /// Solve every position of a test set (`moves score` lines), check each score and
     /// report time and nodes per position.
     Solver(SolverBench),
+    /// Random playouts per second on one thread, from the initial position.
+    Playouts(PlayoutBench),
+}
+
+#[derive(Args)]
+struct PlayoutBench {
+    /// The game (e.g. go, connect4, tictactoe).
+    #[arg(long, default_value = "go")]
+    game: String,
+    /// Board size for Go (shorthand for --game go:SIZE).
+    #[arg(long)]
+    size: Option<usize>,
+    /// How long to run, in seconds (the figure is the median of five equal parts).
+    #[arg(long, default_value_t = 5.0)]
+    seconds: f64,
+    /// Seed of the playouts.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+struct Playouts(f64, u64);
+
+impl GameVisitor for Playouts {
+    type Output = ();
+    fn visit<G: Game>(self, game: G) {
+        let mut rng = ChaCha8Rng::seed_from_u64(self.1);
+        let mut rates = Vec::new();
+        let (mut total_games, mut total_moves) = (0u64, 0u64);
+        for _ in 0..5 {
+            let start = Instant::now();
+            let mut games = 0u64;
+            while start.elapsed().as_secs_f64() < self.0 / 5.0 {
+                for _ in 0..32 {
+                    let mut g = game.clone();
+                    Uct::<G>::playout(&mut g, &mut rng);
+                    total_moves += (g.ply() - game.ply()) as u64;
+                    games += 1;
+                }
+            }
+            total_games += games;
+            rates.push(games as f64 / start.elapsed().as_secs_f64());
+        }
+        let median = median(&mut rates);
+        println!("game:            {}", game.name());
+        println!("playouts/s:      {median:.0} (median of 5 runs, one thread)");
+        println!(
+            "moves/playout:   {:.1}",
+            total_moves as f64 / total_games.max(1) as f64
+        );
+        println!(
+            "moves/s:         {:.0}",
+            median * total_moves as f64 / total_games.max(1) as f64
+        );
+    }
 }
 
 #[derive(Args)]
@@ -55,6 +112,14 @@ struct SolverBench {
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     match args.what {
         BenchCommand::Solver(b) => solver(b),
+        BenchCommand::Playouts(b) => {
+            let spec = match b.size {
+                Some(n) => format!("{}:{n}", b.game.split(':').next().unwrap_or("go")),
+                None => b.game.clone(),
+            };
+            registry::visit(&spec, Playouts(b.seconds.max(0.05), b.seed))?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

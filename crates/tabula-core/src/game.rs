@@ -162,6 +162,18 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
 
     // ---- provided ----
 
+    /// A move for a fast random playout, drawn with `random(n)` (uniform in `0..n`);
+    /// `None` when the game is over. By default a uniformly random legal move; games
+    /// override it with something cheaper or wiser (Go skips filling its own eyes).
+    fn rollout_move(&self, random: &mut dyn FnMut(usize) -> usize) -> Option<Self::Move> {
+        let moves = self.legal_moves();
+        if moves.is_empty() {
+            None
+        } else {
+            Some(moves[random(moves.len())])
+        }
+    }
+
     /// True once the game has ended.
     fn is_terminal(&self) -> bool {
         self.outcome().is_some()

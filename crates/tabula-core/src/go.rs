@@ -10,7 +10,6 @@
 //! are kept incrementally as circular linked lists with a head per stone; liberties are
 //! counted exactly, on demand, over a chain's stones.
 
-use std::collections::HashSet;
 use std::fmt;
 
 use crate::game::{Game, GameError, Outcome, Player};
@@ -102,8 +101,9 @@ pub struct Go {
     ply: usize,
     /// Zobrist hash of the stones alone (what positional superko compares).
     board_hash: u64,
-    /// Hashes of every board seen so far.
-    seen: HashSet<u64>,
+    /// Hashes of every board seen so far, in order (a vector: appending is what every
+    /// move does, scanning only what a superko check does).
+    seen: Vec<u64>,
     /// Stones captured by Black and by White.
     captures: [u32; 2],
     /// A limit on the game's length, after which it is scored as it stands.
@@ -146,12 +146,12 @@ impl Go {
             passes: 0,
             ply: 0,
             board_hash: 0,
-            seen: HashSet::new(),
+            seen: Vec::new(),
             captures: [0, 0],
             max_moves: if rules.mini { 44 } else { 2 * size * size + 20 },
             resigned: None,
         };
-        g.seen.insert(0);
+        g.seen.push(0);
         Ok(g)
     }
 
@@ -229,21 +229,26 @@ impl Go {
     }
 
     /// Exact number of liberties of the chain through `p`, up to `limit`.
+    /// Exact number of liberties of the chain through `p`, counted up to `limit` (at
+    /// most 2: callers only ask whether a chain has none, one, or more).
     fn liberties(&self, p: usize, limit: usize) -> usize {
-        let mut libs: Vec<usize> = Vec::with_capacity(8);
+        debug_assert!((1..=2).contains(&limit));
+        let mut libs = [0usize; 2];
+        let mut found = 0;
         let mut s = p;
         loop {
             for q in self.neighbours(s) {
-                if self.color[q] == EMPTY && !libs.contains(&q) {
-                    libs.push(q);
-                    if libs.len() >= limit {
-                        return libs.len();
+                if self.color[q] == EMPTY && !libs[..found].contains(&q) {
+                    libs[found] = q;
+                    found += 1;
+                    if found >= limit {
+                        return found;
                     }
                 }
             }
             s = self.next[s] as usize;
             if s == p {
-                return libs.len();
+                return found;
             }
         }
     }
@@ -409,7 +414,7 @@ impl Go {
                 self.merge(q, p);
             }
         }
-        self.seen.insert(self.board_hash);
+        self.seen.push(self.board_hash);
         Ok(())
     }
 
@@ -498,6 +503,39 @@ impl Go {
         black as f32 - white as f32 - self.rules.komi
     }
 
+    /// An empty point whose neighbours are all `me` (or the edge) and whose diagonals
+    /// hold at most one opponent stone (none on the edge): filling it would only
+    /// weaken the chain around it.
+    fn is_own_eye(&self, p: usize, me: u8) -> bool {
+        if self.rules.mini {
+            return false;
+        }
+        if self
+            .neighbours(p)
+            .iter()
+            .any(|&q| self.color[q] != me && self.color[q] != BORDER)
+        {
+            return false;
+        }
+        let opp = BLACK + WHITE - me;
+        let s = self.stride;
+        let diagonals = [p - s - 1, p - s + 1, p + s - 1, p + s + 1];
+        let bad = diagonals.iter().filter(|&&q| self.color[q] == opp).count();
+        let edge = diagonals.iter().any(|&q| self.color[q] == BORDER);
+        bad + usize::from(edge) < 2
+    }
+
+    /// Whether a stone placed at `p` keeps a liberty or captures (it is not suicide).
+    fn would_have_liberty(&self, p: usize, me: u8) -> bool {
+        let opp = BLACK + WHITE - me;
+        self.neighbours(p).iter().any(|&q| {
+            let c = self.color[q];
+            c == EMPTY
+                || (c == me && self.liberties(q, 2) >= 2)
+                || (c == opp && self.liberties(q, 2) == 1)
+        })
+    }
+
     /// Whether every chain on the board has a liberty (a legal Go position).
     pub fn all_chains_have_liberties(&self) -> bool {
         (0..self.n * self.n).all(|a| {
@@ -535,7 +573,7 @@ impl Go {
             }
         }
         g.seen.clear();
-        g.seen.insert(g.board_hash);
+        g.seen.push(g.board_hash);
         Ok(g)
     }
 
@@ -578,7 +616,14 @@ impl Game for Go {
     }
 
     fn play(&mut self, mv: u16) {
-        debug_assert!(self.is_legal_action(mv), "illegal Go move {mv}");
+        // Superko is not asserted: fast playouts (`rollout_move`) check simple ko only.
+        debug_assert!(
+            mv == self.pass()
+                || self
+                    .try_place(self.action_point(mv), Self::colour_of(self.to_move))
+                    .is_some(),
+            "illegal Go move {mv}"
+        );
         self.ply += 1;
         let me = Self::colour_of(self.to_move);
         self.to_move = self.to_move.other();
@@ -614,10 +659,10 @@ impl Game for Go {
             // suicide (only reached when the rules allow it)
             let k = self.remove_chain(p);
             self.captures[1 - mover] += k as u32;
-        } else if captured == 1 && self.chain_stones(p).len() == 1 && self.liberties(p, 2) == 1 {
+        } else if captured == 1 && self.next[p] as usize == p && self.liberties(p, 2) == 1 {
             self.ko_point = single_capture;
         }
-        self.seen.insert(self.board_hash);
+        self.seen.push(self.board_hash);
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -635,6 +680,29 @@ impl Game for Go {
             });
         }
         None
+    }
+
+    /// A light playout move: a random empty point that is legal under simple ko (superko
+    /// is not checked in playouts) and does not fill one of the mover's own eyes; a
+    /// pass when there is none.
+    fn rollout_move(&self, random: &mut dyn FnMut(usize) -> usize) -> Option<u16> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        let nn = self.n * self.n;
+        let me = Self::colour_of(self.to_move);
+        let start = random(nn);
+        for k in 0..nn {
+            let a = ((start + k) % nn) as u16;
+            let p = self.action_point(a);
+            if self.color[p] != EMPTY || self.is_own_eye(p, me) {
+                continue;
+            }
+            if self.rules.mini || (self.ko_point != Some(p) && self.would_have_liberty(p, me)) {
+                return Some(a);
+            }
+        }
+        Some(self.pass())
     }
 
     fn position_hash(&self) -> u64 {
@@ -781,6 +849,7 @@ impl fmt::Display for Go {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     fn play(g: &mut Go, moves: &str) {
         for m in moves.split_whitespace() {

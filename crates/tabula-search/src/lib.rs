@@ -11,7 +11,9 @@ pub mod negamax;
 pub mod opening_book;
 pub mod perft;
 pub mod solver_table;
+pub mod uct;
 
 pub use connect4_solver::{Solver, SolverError};
 pub use negamax::Negamax;
 pub use opening_book::OpeningBook;
+pub use uct::{Uct, UctConfig};

@@ -1,0 +1,321 @@
+//! Monte-Carlo tree search with UCT and random playouts, for any [`Game`].
+//!
+//! Each simulation walks down the tree by UCB1 (win rate + `c·√(ln N / n)`), expands a
+//! leaf with all its moves, plays the game out with [`Game::rollout_move`] and backs the
+//! result up. Nodes live in one arena (`Vec`), children in contiguous runs. Values are
+//! kept from the side of the player who made the move into a node. The move played is
+//! the most visited. Deterministic for a given seed.
+
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_core::{Game, Outcome, Player};
+
+/// How long and how widely to search.
+#[derive(Clone, Copy, Debug)]
+pub struct UctConfig {
+    /// Exploration constant `c` of UCB1.
+    pub exploration: f64,
+    /// Simulations per search (an upper bound when a time limit is set).
+    pub simulations: usize,
+    /// Wall-clock limit per search.
+    pub time_limit: Option<Duration>,
+    /// Seed of the playouts.
+    pub seed: u64,
+}
+
+impl Default for UctConfig {
+    fn default() -> Self {
+        UctConfig {
+            exploration: 1.0,
+            simulations: 10_000,
+            time_limit: None,
+            seed: 1,
+        }
+    }
+}
+
+struct Node<M> {
+    mv: Option<M>,
+    /// The player who made `mv`.
+    mover: Player,
+    first_child: u32,
+    child_count: u32,
+    expanded: bool,
+    visits: u32,
+    /// Sum of results for `mover` (win 1, draw 0.5, loss 0).
+    wins: f64,
+}
+
+/// One root move after a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveStats<M> {
+    /// The move.
+    pub mv: M,
+    /// Simulations through it.
+    pub visits: u32,
+    /// Mean result for the player to move at the root (0 to 1).
+    pub win_rate: f64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct UctResult<M> {
+    /// The most visited move (`None` if the game is over).
+    pub best: Option<M>,
+    /// Every root move, most visited first.
+    pub moves: Vec<MoveStats<M>>,
+    /// Simulations run.
+    pub simulations: usize,
+    /// Win rate of the best move for the side to move.
+    pub win_rate: f64,
+}
+
+/// A UCT searcher.
+pub struct Uct<G: Game> {
+    config: UctConfig,
+    rng: ChaCha8Rng,
+    nodes: Vec<Node<G::Move>>,
+}
+
+impl<G: Game> Uct<G> {
+    /// A searcher with this configuration.
+    pub fn new(config: UctConfig) -> Self {
+        Uct {
+            config,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            nodes: Vec::new(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config_mut(&mut self) -> &mut UctConfig {
+        &mut self.config
+    }
+
+    fn result_for(outcome: Option<Outcome>, player: Player) -> f64 {
+        match outcome {
+            Some(Outcome::Win(p)) if p == player => 1.0,
+            Some(Outcome::Win(_)) => 0.0,
+            _ => 0.5,
+        }
+    }
+
+    /// Plays `game` to its end with rollout moves; returns the outcome.
+    pub fn playout(game: &mut G, rng: &mut ChaCha8Rng) -> Option<Outcome> {
+        let mut random = |n: usize| rng.random_range(0..n);
+        while let Some(mv) = game.rollout_move(&mut random) {
+            game.play(mv);
+        }
+        game.outcome()
+    }
+
+    /// Searches from `root`.
+    pub fn search(&mut self, root: &G) -> UctResult<G::Move> {
+        self.nodes.clear();
+        self.nodes.push(Node {
+            mv: None,
+            mover: root.to_move().other(),
+            first_child: 0,
+            child_count: 0,
+            expanded: false,
+            visits: 0,
+            wins: 0.0,
+        });
+        let start = Instant::now();
+        let mut sims = 0;
+        let mut path = Vec::with_capacity(64);
+        while sims < self.config.simulations {
+            if let Some(limit) = self.config.time_limit {
+                if sims % 16 == 0 && start.elapsed() >= limit {
+                    break;
+                }
+            }
+            if root.is_terminal() {
+                break;
+            }
+            let mut game = root.clone();
+            path.clear();
+            let mut node = 0usize;
+            path.push(node);
+            // select
+            while self.nodes[node].expanded && self.nodes[node].child_count > 0 {
+                node = self.select(node);
+                if let Some(mv) = self.nodes[node].mv {
+                    game.play(mv);
+                }
+                path.push(node);
+            }
+            // expand
+            if !self.nodes[node].expanded && !game.is_terminal() {
+                let moves = game.legal_moves();
+                let first = self.nodes.len() as u32;
+                let mover = game.to_move();
+                for mv in moves {
+                    self.nodes.push(Node {
+                        mv: Some(mv),
+                        mover,
+                        first_child: 0,
+                        child_count: 0,
+                        expanded: false,
+                        visits: 0,
+                        wins: 0.0,
+                    });
+                }
+                let count = self.nodes.len() as u32 - first;
+                let n = &mut self.nodes[node];
+                n.expanded = true;
+                n.first_child = first;
+                n.child_count = count;
+                // step into one new child, so every simulation reaches a root move
+                if count > 0 {
+                    node = self.select(node);
+                    if let Some(mv) = self.nodes[node].mv {
+                        game.play(mv);
+                    }
+                    path.push(node);
+                }
+            }
+            // simulate
+            let outcome = Self::playout(&mut game, &mut self.rng);
+            // back up
+            for &i in &path {
+                let n = &mut self.nodes[i];
+                n.visits += 1;
+                n.wins += Self::result_for(outcome, n.mover);
+            }
+            sims += 1;
+        }
+        self.summary(sims)
+    }
+
+    fn select(&mut self, node: usize) -> usize {
+        let n = &self.nodes[node];
+        let (first, count) = (n.first_child as usize, n.child_count as usize);
+        let ln_parent = (n.visits.max(1) as f64).ln();
+        // unvisited children first, in a random order
+        let offset = self.rng.random_range(0..count);
+        for k in 0..count {
+            let c = first + (offset + k) % count;
+            if self.nodes[c].visits == 0 {
+                return c;
+            }
+        }
+        let mut best = first;
+        let mut best_score = f64::NEG_INFINITY;
+        for c in first..first + count {
+            let ch = &self.nodes[c];
+            let score = ch.wins / ch.visits as f64
+                + self.config.exploration * (ln_parent / ch.visits as f64).sqrt();
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        best
+    }
+
+    fn summary(&self, sims: usize) -> UctResult<G::Move> {
+        let root = &self.nodes[0];
+        let mut moves: Vec<MoveStats<G::Move>> = (root.first_child
+            ..root.first_child + root.child_count)
+            .filter_map(|i| {
+                let n = &self.nodes[i as usize];
+                n.mv.map(|mv| MoveStats {
+                    mv,
+                    visits: n.visits,
+                    win_rate: if n.visits > 0 {
+                        n.wins / n.visits as f64
+                    } else {
+                        0.5
+                    },
+                })
+            })
+            .collect();
+        moves.sort_by(|a, b| {
+            b.visits
+                .cmp(&a.visits)
+                .then(b.win_rate.total_cmp(&a.win_rate))
+        });
+        UctResult {
+            best: moves.first().map(|m| m.mv),
+            win_rate: moves.first().map_or(0.5, |m| m.win_rate),
+            moves,
+            simulations: sims,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::negamax::Negamax;
+    use tabula_core::{ConnectFour, Go, GoRules, TicTacToe};
+
+    #[test]
+    fn finds_tictactoe_wins_and_blocks() {
+        // X to move wins at once in cell 3 (index 2)
+        let mut g = TicTacToe::new();
+        for m in [0, 3, 1, 4] {
+            g.play(m);
+        }
+        let r = Uct::new(UctConfig {
+            simulations: 2000,
+            ..Default::default()
+        })
+        .search(&g);
+        assert_eq!(r.best, Some(2));
+        assert_eq!(r.simulations, 2000);
+        assert_eq!(
+            r.moves.iter().map(|m| m.visits as usize).sum::<usize>(),
+            2000
+        );
+        // O to move must block at 2
+        let mut g = TicTacToe::new();
+        for m in [0, 4, 1] {
+            g.play(m);
+        }
+        let r = Uct::new(UctConfig {
+            simulations: 4000,
+            ..Default::default()
+        })
+        .search(&g);
+        assert_eq!(r.best, Some(2));
+        let mut exact = Negamax::new();
+        let mut after = g;
+        after.play(2);
+        assert!(exact.value(&after) <= 0, "blocking keeps O alive");
+    }
+
+    #[test]
+    fn deterministic_for_a_seed() {
+        let g = ConnectFour::new();
+        let cfg = UctConfig {
+            simulations: 300,
+            seed: 9,
+            ..Default::default()
+        };
+        let a = Uct::new(cfg).search(&g);
+        let b = Uct::new(cfg).search(&g);
+        assert_eq!(a.moves, b.moves);
+    }
+
+    #[test]
+    fn go_playouts_end_and_search_runs() {
+        let g = Go::new(9, GoRules::default()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..20 {
+            let mut p = g.clone();
+            let outcome = Uct::<Go>::playout(&mut p, &mut rng);
+            assert!(outcome.is_some());
+            assert!(p.ply() < 2 * 81 + 21);
+        }
+        let r = Uct::new(UctConfig {
+            simulations: 200,
+            ..Default::default()
+        })
+        .search(&g);
+        assert!(r.best.is_some());
+    }
+}
