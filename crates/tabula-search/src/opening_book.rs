@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn parse_lookup_and_mirror() {
         let geo = Geometry::STANDARD;
-        let book = OpeningBook::parse(geo, "# test\n1\t-5\n4455 18\n 7\n").unwrap_err();
+        let book = OpeningBook::parse(geo, "# test\n1\t-5\n4455 18\n44 many\n").unwrap_err();
         assert!(book.to_string().contains("line 4"), "{book}");
         let book = OpeningBook::parse(geo, "# test\n1 -5\n4455 18\n").unwrap();
         assert_eq!(book.len(), 2);
