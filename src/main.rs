@@ -5,6 +5,7 @@
 
 mod bench;
 mod book;
+mod gtp;
 mod mines;
 mod perft;
 mod play;
@@ -32,6 +33,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure speed: `tabula bench solver --set FILE`.
     Bench(bench::BenchArgs),
+    /// Run a Go engine speaking GTP v2 on standard input and output.
+    Gtp(gtp::GtpArgs),
     /// Build a Connect Four opening book with the solver.
     Book(book::BookArgs),
     /// Minesweeper: play, solve a saved position, benchmark the agent.
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Mines(a) => mines::run(a),
         Command::Book(a) => book::run(a),
+        Command::Gtp(a) => gtp::run(a),
     };
     match result {
         Ok(code) => code,

@@ -445,6 +445,11 @@ impl Go {
         Ok(pts)
     }
 
+    /// Whether no stone is on the board.
+    pub fn is_empty_board(&self) -> bool {
+        self.color.iter().all(|&c| c == EMPTY || c == BORDER)
+    }
+
     /// Marks the game as resigned by `player`.
     pub fn resign(&mut self, player: Player) {
         self.resigned = Some(player);

@@ -1,0 +1,521 @@
+//! `tabula gtp`: a Go Text Protocol (version 2) engine on standard input and output.
+//!
+//! Replies follow the spec: `=id result` or `?id message`, each ended by a blank line.
+//! A malformed or illegal command is answered with `?` and leaves the engine's state
+//! as it was. `genmove` uses the best Go player Tabula has: UCT Monte-Carlo search
+//! with light playouts, within the time left or a per-move budget. It passes when the
+//! opponent has passed and the board already scores in its favour, and resigns when
+//! its win rate falls under a threshold.
+
+use std::fs;
+use std::io::{self, BufRead, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+use tabula_core::sgf::{SgfGame, SgfMove};
+use tabula_core::{Game, Go, GoRules, Player};
+use tabula_search::{Uct, UctConfig};
+
+/// Run a GTP engine for Go on standard input/output (for GoGui, Sabaki, twogtp, or
+/// `tabula match`).
+#[derive(Args, Clone)]
+pub struct GtpArgs {
+    /// Initial board size.
+    #[arg(long, default_value_t = 9)]
+    size: usize,
+    /// Initial komi.
+    #[arg(long, default_value_t = 7.5)]
+    komi: f32,
+    /// The player behind genmove: `uct` (Monte-Carlo search with light playouts) or
+    /// `random` (a random legal move that does not fill its own eyes).
+    #[arg(long, default_value = "uct")]
+    player: String,
+    /// Seconds per move when no time settings are given.
+    #[arg(long, default_value_t = 1.0)]
+    move_time: f64,
+    /// Simulations per move at most (0: no limit but time).
+    #[arg(long, default_value_t = 0)]
+    sims: usize,
+    /// Resign when the best move's win rate is below this (0 never resigns).
+    #[arg(long, default_value_t = 0.05)]
+    resign: f64,
+    /// Seed of the search.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+const COMMANDS: &[&str] = &[
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "showboard",
+    "undo",
+    "final_score",
+    "final_status_list",
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
+    "loadsgf",
+    "printsgf",
+    "time_settings",
+    "time_left",
+    "kgs-genmove_cleanup",
+];
+
+/// The engine's state.
+pub struct Engine {
+    args: GtpArgs,
+    game: Go,
+    /// Earlier states, for undo.
+    history: Vec<Go>,
+    /// The moves played, for printsgf.
+    record: Vec<SgfMove>,
+    handicap: Vec<(usize, usize)>,
+    /// Main time, byo-yomi time, byo-yomi stones (GTP time_settings).
+    time_settings: Option<(f64, f64, u32)>,
+    /// Time and stones left per colour (GTP time_left).
+    time_left: [Option<(f64, u32)>; 2],
+    moves_searched: u64,
+}
+
+type Reply = std::result::Result<String, String>;
+
+fn parse_colour(s: &str) -> std::result::Result<Player, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "b" | "black" => Ok(Player::First),
+        "w" | "white" => Ok(Player::Second),
+        _ => Err(format!("invalid color {s:?}")),
+    }
+}
+
+impl Engine {
+    /// A fresh engine.
+    pub fn new(args: GtpArgs) -> Result<Engine> {
+        let game = Go::new(
+            args.size,
+            GoRules {
+                komi: args.komi,
+                ..GoRules::default()
+            },
+        )?;
+        Ok(Engine {
+            args,
+            game,
+            history: Vec::new(),
+            record: Vec::new(),
+            handicap: Vec::new(),
+            time_settings: None,
+            time_left: [None, None],
+            moves_searched: 0,
+        })
+    }
+
+    fn reset(&mut self, size: usize) -> std::result::Result<(), String> {
+        let rules = self.game.rules();
+        self.game = Go::new(size, rules).map_err(|_| "unacceptable size".to_string())?;
+        self.history.clear();
+        self.record.clear();
+        self.handicap.clear();
+        Ok(())
+    }
+
+    fn vertex(&self, s: &str) -> std::result::Result<u16, String> {
+        self.game
+            .parse_move(s)
+            .map_err(|_| format!("invalid vertex {s:?}"))
+    }
+
+    fn play_move(&mut self, player: Player, action: u16) -> std::result::Result<(), String> {
+        let mut next = self.game.clone();
+        next.set_to_move(player);
+        if !next.is_legal_action(action) {
+            return Err("illegal move".into());
+        }
+        next.play(action);
+        self.history.push(std::mem::replace(&mut self.game, next));
+        let point = (action != self.game.pass()).then(|| {
+            (
+                action as usize / self.game.size(),
+                action as usize % self.game.size(),
+            )
+        });
+        self.record.push(SgfMove {
+            player,
+            point,
+            comment: None,
+        });
+        Ok(())
+    }
+
+    /// The time to spend on this move.
+    fn budget(&self, player: Player) -> Duration {
+        let empty = (0..self.game.size() * self.game.size())
+            .filter(|&a| {
+                self.game
+                    .stone(a / self.game.size(), a % self.game.size())
+                    .is_none()
+            })
+            .count();
+        let secs = match (self.time_left[player.index()], self.time_settings) {
+            (Some((left, stones)), _) if stones > 0 => (left / f64::from(stones)) * 0.8,
+            (Some((left, _)), _) => left / (empty as f64 / 2.0 + 10.0),
+            (None, Some((main, byo, stones))) if main > 0.0 || byo > 0.0 => {
+                if main > 0.0 {
+                    main / (empty as f64 / 2.0 + 10.0)
+                } else {
+                    byo / f64::from(stones.max(1)) * 0.8
+                }
+            }
+            _ => self.args.move_time,
+        };
+        Duration::from_secs_f64(secs.clamp(0.01, 60.0))
+    }
+
+    fn genmove(&mut self, player: Player, cleanup: bool) -> Reply {
+        let mut pos = self.game.clone();
+        pos.set_to_move(player);
+        if pos.is_terminal() {
+            return Err("the game is over".into());
+        }
+        // The opponent passed and the board already scores for us: end the game.
+        let me_ahead = match player {
+            Player::First => pos.score() > 0.0,
+            Player::Second => pos.score() < 0.0,
+        };
+        if !cleanup && pos.consecutive_passes() >= 1 && me_ahead {
+            self.play_move(player, pos.pass())?;
+            return Ok("pass".into());
+        }
+        let action = if self.args.player == "random" {
+            let mut state = self.args.seed ^ self.moves_searched;
+            let mut random = |n: usize| {
+                state = tabula_core::zobrist::mix(state);
+                (state % n as u64) as usize
+            };
+            pos.rollout_move(&mut random).unwrap_or(pos.pass())
+        } else {
+            let config = UctConfig {
+                exploration: 1.0,
+                simulations: if self.args.sims == 0 {
+                    usize::MAX
+                } else {
+                    self.args.sims
+                },
+                time_limit: Some(self.budget(player)),
+                seed: self.args.seed.wrapping_add(self.moves_searched),
+            };
+            let result = Uct::new(config).search(&pos);
+            if self.args.resign > 0.0
+                && result.simulations >= 100
+                && result.win_rate < self.args.resign
+            {
+                return Ok("resign".into());
+            }
+            let mut best = result.best.unwrap_or(pos.pass());
+            // in cleanup, keep playing while any non-pass move is sensible
+            if cleanup && best == pos.pass() {
+                if let Some(m) = result.moves.iter().find(|m| m.mv != pos.pass()) {
+                    best = m.mv;
+                }
+            }
+            best
+        };
+        self.moves_searched += 1;
+        // The search plays playouts under simple ko; make sure superko allows it.
+        let action = if pos.is_legal_action(action) {
+            action
+        } else {
+            pos.pass()
+        };
+        self.play_move(player, action)?;
+        Ok(self.game.format_move(action))
+    }
+
+    fn final_score(&self) -> String {
+        let s = self.game.score();
+        if s > 0.0 {
+            format!("B+{s}")
+        } else if s < 0.0 {
+            format!("W+{}", -s)
+        } else {
+            "0".into()
+        }
+    }
+
+    fn to_sgf(&self) -> SgfGame {
+        SgfGame {
+            size: self.game.size(),
+            komi: self.game.rules().komi,
+            rules: Some("Chinese".into()),
+            handicap: self.handicap.len(),
+            black_setup: self.handicap.clone(),
+            white_setup: Vec::new(),
+            moves: self.record.clone(),
+            result: None,
+            comment: None,
+            black_name: None,
+            white_name: None,
+        }
+    }
+
+    fn place_handicap(
+        &mut self,
+        points: &[(usize, usize)],
+    ) -> std::result::Result<Vec<String>, String> {
+        if !self.game.is_empty_board() {
+            return Err("board not empty".into());
+        }
+        let mut g = self.game.clone();
+        let mut names = Vec::new();
+        for &(r, c) in points {
+            g.place_handicap(r, c)
+                .map_err(|_| "bad vertex list".to_string())?;
+            names.push(g.format_move((r * g.size() + c) as u16));
+        }
+        g.set_to_move(Player::Second);
+        self.game = g;
+        self.handicap = points.to_vec();
+        Ok(names)
+    }
+
+    /// Executes one command; `Ok` and `Err` are the success and failure replies.
+    pub fn execute(&mut self, command: &str, args: &[&str]) -> Reply {
+        let n_args = |n: usize| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!("{command} takes {n} argument(s)"))
+            }
+        };
+        match command {
+            "protocol_version" => Ok("2".into()),
+            "name" => Ok("Tabula".into()),
+            "version" => Ok(env!("CARGO_PKG_VERSION").into()),
+            "known_command" => {
+                n_args(1)?;
+                Ok(COMMANDS.contains(&args[0]).to_string())
+            }
+            "list_commands" => Ok(COMMANDS.join("\n")),
+            "quit" => Ok(String::new()),
+            "boardsize" => {
+                n_args(1)?;
+                let size: usize = args[0]
+                    .parse()
+                    .map_err(|_| "boardsize not an integer".to_string())?;
+                if !(2..=19).contains(&size) {
+                    return Err("unacceptable size".into());
+                }
+                self.reset(size)?;
+                Ok(String::new())
+            }
+            "clear_board" => {
+                let size = self.game.size();
+                self.reset(size)?;
+                Ok(String::new())
+            }
+            "komi" => {
+                n_args(1)?;
+                let komi: f32 = args[0]
+                    .parse()
+                    .ok()
+                    .filter(|k: &f32| k.is_finite() && k.abs() < 1000.0)
+                    .ok_or_else(|| "komi not a float".to_string())?;
+                self.game.set_komi(komi);
+                Ok(String::new())
+            }
+            "play" => {
+                n_args(2)?;
+                let player = parse_colour(args[0])?;
+                let action = self.vertex(args[1])?;
+                self.play_move(player, action)?;
+                Ok(String::new())
+            }
+            "genmove" | "kgs-genmove_cleanup" => {
+                n_args(1)?;
+                let player = parse_colour(args[0])?;
+                self.genmove(player, command == "kgs-genmove_cleanup")
+            }
+            "showboard" => Ok(format!("\n{}", self.game.to_string().trim_end())),
+            "undo" => {
+                let previous = self
+                    .history
+                    .pop()
+                    .ok_or_else(|| "cannot undo".to_string())?;
+                self.game = previous;
+                self.record.pop();
+                Ok(String::new())
+            }
+            "final_score" => Ok(self.final_score()),
+            "final_status_list" => {
+                n_args(1)?;
+                // Tromp-Taylor: every stone on the board counts as alive.
+                match args[0] {
+                    "alive" => {
+                        let n = self.game.size();
+                        let stones: Vec<String> = (0..n * n)
+                            .filter(|&a| self.game.stone(a / n, a % n).is_some())
+                            .map(|a| self.game.format_move(a as u16))
+                            .collect();
+                        Ok(stones.join(" "))
+                    }
+                    "dead" | "seki" => Ok(String::new()),
+                    other => Err(format!("unknown status {other:?}")),
+                }
+            }
+            "fixed_handicap" | "place_free_handicap" => {
+                n_args(1)?;
+                let stones: usize = args[0]
+                    .parse()
+                    .map_err(|_| "number of stones not an integer".to_string())?;
+                let points = Go::fixed_handicap_points(self.game.size(), stones)
+                    .map_err(|_| "invalid number of stones".to_string())?;
+                Ok(self.place_handicap(&points)?.join(" "))
+            }
+            "set_free_handicap" => {
+                if args.len() < 2 {
+                    return Err("bad vertex list".into());
+                }
+                let mut points = Vec::new();
+                for v in args {
+                    let a = self.vertex(v)?;
+                    if a == self.game.pass()
+                        || points.contains(&(
+                            a as usize / self.game.size(),
+                            a as usize % self.game.size(),
+                        ))
+                    {
+                        return Err("bad vertex list".into());
+                    }
+                    points.push((a as usize / self.game.size(), a as usize % self.game.size()));
+                }
+                self.place_handicap(&points)?;
+                Ok(String::new())
+            }
+            "loadsgf" => {
+                if args.is_empty() || args.len() > 2 {
+                    return Err("loadsgf takes a file name and an optional move number".into());
+                }
+                let text =
+                    fs::read_to_string(args[0]).map_err(|_| "cannot load file".to_string())?;
+                let mut sgf =
+                    SgfGame::parse(&text).map_err(|e| format!("cannot load file: {e}"))?;
+                if let Some(n) = args.get(1) {
+                    let upto: usize = n
+                        .parse()
+                        .map_err(|_| "move number not an integer".to_string())?;
+                    sgf.moves.truncate(upto.saturating_sub(1));
+                }
+                let game = sgf.replay().map_err(|e| format!("cannot load file: {e}"))?;
+                self.game = game;
+                self.history.clear();
+                self.record = sgf.moves;
+                self.handicap = sgf.black_setup;
+                Ok(String::new())
+            }
+            "printsgf" => Ok(format!("\n{}", self.to_sgf().to_sgf().trim_end())),
+            "time_settings" => {
+                n_args(3)?;
+                let main: f64 = args[0].parse().map_err(|_| "syntax error".to_string())?;
+                let byo: f64 = args[1].parse().map_err(|_| "syntax error".to_string())?;
+                let stones: u32 = args[2].parse().map_err(|_| "syntax error".to_string())?;
+                self.time_settings = Some((main, byo, stones));
+                Ok(String::new())
+            }
+            "time_left" => {
+                n_args(3)?;
+                let player = parse_colour(args[0])?;
+                let left: f64 = args[1].parse().map_err(|_| "syntax error".to_string())?;
+                let stones: u32 = args[2].parse().map_err(|_| "syntax error".to_string())?;
+                self.time_left[player.index()] = Some((left, stones));
+                Ok(String::new())
+            }
+            _ => Err("unknown command".into()),
+        }
+    }
+}
+
+/// Splits a GTP line into (id, command, arguments) after the spec's preprocessing:
+/// control characters dropped, tabs to spaces, comments removed. `None` for an empty line.
+pub fn parse_line(line: &str) -> Option<(Option<u32>, String, Vec<String>)> {
+    let cleaned: String = line
+        .split('#')
+        .next()
+        .unwrap_or("")
+        .chars()
+        .filter_map(|c| match c {
+            '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect();
+    let mut words = cleaned.split_whitespace();
+    let first = words.next()?;
+    let (id, command) = match first.parse::<u32>() {
+        Ok(id) => (Some(id), words.next().unwrap_or("").to_string()),
+        Err(_) => (None, first.to_string()),
+    };
+    Some((id, command, words.map(str::to_string).collect()))
+}
+
+pub fn run(args: GtpArgs) -> Result<ExitCode> {
+    if !(2..=19).contains(&args.size) {
+        anyhow::bail!("--size must be 2 to 19");
+    }
+    if args.player != "uct" && args.player != "random" {
+        anyhow::bail!("--player must be uct or random");
+    }
+    let mut engine = Engine::new(args)?;
+    let stdin = io::stdin();
+    let mut out = io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line?;
+        let Some((id, command, words)) = parse_line(&line) else {
+            continue;
+        };
+        let id_text = id.map(|i| i.to_string()).unwrap_or_default();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let reply = if command.is_empty() {
+            Err("empty command".to_string())
+        } else {
+            engine.execute(&command, &words)
+        };
+        match reply {
+            Ok(text) if text.is_empty() => write!(out, "={id_text}\n\n")?,
+            Ok(text) => write!(out, "={id_text} {text}\n\n")?,
+            Err(msg) => write!(out, "?{id_text} {msg}\n\n")?,
+        }
+        out.flush()?;
+        if command == "quit" {
+            break;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preprocessing() {
+        assert_eq!(parse_line("  # only a comment"), None);
+        assert_eq!(parse_line(""), None);
+        let (id, cmd, args) = parse_line("12 play\tb D4 # c").unwrap();
+        assert_eq!(
+            (id, cmd.as_str(), args),
+            (Some(12), "play", vec!["b".to_string(), "D4".to_string()])
+        );
+        let (id, cmd, _) = parse_line("name\r").unwrap();
+        assert_eq!((id, cmd.as_str()), (None, "name"));
+    }
+}

@@ -1,0 +1,104 @@
+//! GTP transcripts: each `tests/gtp/*.txt` holds the commands sent to `tabula gtp`
+//! (lines starting with `> `) and, after each, the exact reply expected.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run_transcript(path: &std::path::Path) {
+    let text = std::fs::read_to_string(path).expect("transcript");
+    let mut input = String::new();
+    let mut expected = String::new();
+    for line in text.lines() {
+        match line.strip_prefix("> ") {
+            Some(cmd) => {
+                input.push_str(cmd);
+                input.push('\n');
+            }
+            None => {
+                expected.push_str(line);
+                expected.push('\n');
+            }
+        }
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["gtp", "--move-time", "0.05"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabula gtp runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("send");
+    let out = child.wait_with_output().expect("finishes");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(got, expected, "transcript {}", path.display());
+}
+
+#[test]
+fn transcripts() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gtp");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/gtp") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            run_transcript(&path);
+            count += 1;
+        }
+    }
+    assert!(count >= 3, "found {count} transcripts");
+}
+
+#[test]
+fn genmove_plays_legal_moves_and_ends_the_game() {
+    // Two engines' worth of genmoves on one board until the game ends.
+    let mut input = String::from("boardsize 5\nkomi 0.5\n");
+    for _ in 0..60 {
+        input.push_str("genmove b\ngenmove w\n");
+    }
+    input.push_str("final_score\n");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["gtp", "--sims", "200", "--resign", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("tabula gtp runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("send");
+    let out = child.wait_with_output().expect("finishes");
+    let got = String::from_utf8_lossy(&out.stdout);
+    let replies: Vec<&str> = got.split("\n\n").filter(|r| !r.is_empty()).collect();
+    // every genmove reply is a vertex or pass until the game is over
+    let mut over = false;
+    for r in &replies[2..replies.len() - 1] {
+        if *r == "? the game is over" {
+            over = true;
+            continue;
+        }
+        assert!(!over, "a move after the game ended: {got}");
+        let mv = r
+            .strip_prefix("= ")
+            .unwrap_or_else(|| panic!("bad reply {r:?}"));
+        assert!(
+            mv == "pass" || (mv.len() == 2 && "ABCDE".contains(&mv[..1])),
+            "{mv}"
+        );
+    }
+    assert!(over, "the game never ended:\n{got}");
+    assert!(
+        replies.last().unwrap().starts_with("= B+") || replies.last().unwrap().starts_with("= W+")
+    );
+}
