@@ -86,6 +86,7 @@ pub struct Engine {
     /// Time and stones left per colour (GTP time_left).
     time_left: [Option<(f64, u32)>; 2],
     moves_searched: u64,
+    games: u64,
 }
 
 type Reply = std::result::Result<String, String>;
@@ -117,6 +118,7 @@ impl Engine {
             time_settings: None,
             time_left: [None, None],
             moves_searched: 0,
+            games: 0,
         })
     }
 
@@ -126,6 +128,8 @@ impl Engine {
         self.history.clear();
         self.record.clear();
         self.handicap.clear();
+        // a new game searches with new random numbers
+        self.games += 1;
         Ok(())
     }
 
@@ -137,6 +141,9 @@ impl Engine {
 
     fn play_move(&mut self, player: Player, action: u16) -> std::result::Result<(), String> {
         let mut next = self.game.clone();
+        // GTP leaves ending the game to the controller: moves after two passes (a
+        // clean-up phase) are allowed.
+        next.clear_passes();
         next.set_to_move(player);
         if !next.is_legal_action(action) {
             return Err("illegal move".into());
@@ -183,6 +190,8 @@ impl Engine {
 
     fn genmove(&mut self, player: Player, cleanup: bool) -> Reply {
         let mut pos = self.game.clone();
+        let passes = pos.consecutive_passes();
+        pos.clear_passes();
         pos.set_to_move(player);
         if pos.is_terminal() {
             return Err("the game is over".into());
@@ -192,7 +201,7 @@ impl Engine {
             Player::First => pos.score() > 0.0,
             Player::Second => pos.score() < 0.0,
         };
-        if !cleanup && pos.consecutive_passes() >= 1 && me_ahead {
+        if !cleanup && passes >= 1 && me_ahead {
             self.play_move(player, pos.pass())?;
             return Ok("pass".into());
         }
@@ -212,7 +221,8 @@ impl Engine {
                     self.args.sims
                 },
                 time_limit: Some(self.budget(player)),
-                seed: self.args.seed.wrapping_add(self.moves_searched),
+                seed: tabula_core::zobrist::mix(self.args.seed ^ (self.games << 32))
+                    .wrapping_add(self.moves_searched),
             };
             let result = Uct::new(config).search(&pos);
             if self.args.resign > 0.0

@@ -6,6 +6,7 @@
 mod bench;
 mod book;
 mod gtp;
+mod matches;
 mod mines;
 mod perft;
 mod play;
@@ -35,6 +36,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run a Go engine speaking GTP v2 on standard input and output.
     Gtp(gtp::GtpArgs),
+    /// Play Go matches between two GTP engines with a referee (e.g. against GnuGo).
+    Match(matches::MatchArgs),
     /// Build a Connect Four opening book with the solver.
     Book(book::BookArgs),
     /// Minesweeper: play, solve a saved position, benchmark the agent.
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Command::Mines(a) => mines::run(a),
         Command::Book(a) => book::run(a),
         Command::Gtp(a) => gtp::run(a),
+        Command::Match(a) => matches::run(a),
     };
     match result {
         Ok(code) => code,

@@ -582,6 +582,12 @@ impl Go {
         Ok(g)
     }
 
+    /// Forgets the passes just played, so the game goes on (a GTP referee's clean-up
+    /// phase after both sides passed with dead stones still on the board).
+    pub fn clear_passes(&mut self) {
+        self.passes = 0;
+    }
+
     /// Number of consecutive passes that ended the last moves.
     pub fn consecutive_passes(&self) -> u8 {
         self.passes

@@ -1,0 +1,383 @@
+//! `tabula match`: Go games between two GTP engines, refereed by Tabula's own rules.
+//!
+//! Colours alternate. The referee checks every move (an illegal move loses the game),
+//! and after two passes asks both engines to clean up (`kgs-genmove_cleanup` where the
+//! engine knows it) until dead stones are captured and both pass again; the final
+//! position is scored by Tromp-Taylor area scoring and, where the engine offers
+//! `final_score`, compared with the engine's own count. Every game is written as SGF.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::Args;
+use tabula_core::sgf::{SgfGame, SgfMove};
+use tabula_core::{Game, Go, GoRules, Player};
+
+use crate::mines::wilson;
+
+/// Play Go matches between two GTP engines (by default `tabula gtp` against another).
+#[derive(Args)]
+pub struct MatchArgs {
+    /// The opponent's command line, e.g. "/usr/games/gnugo --mode gtp --level 1 --chinese-rules".
+    #[arg(long)]
+    opponent: String,
+    /// The engine under test (default: this program's `gtp` with --move-time 1).
+    #[arg(long)]
+    engine: Option<String>,
+    /// Number of games (colours alternate; the engine under test is Black in game 1).
+    #[arg(long, default_value_t = 2)]
+    games: usize,
+    /// Board size.
+    #[arg(long, default_value_t = 9)]
+    size: usize,
+    /// Komi.
+    #[arg(long, default_value_t = 7.5)]
+    komi: f32,
+    /// Folder for the SGF files and summary.json.
+    #[arg(long, default_value = "runs/match")]
+    out: PathBuf,
+    /// Skip the clean-up phase after both engines pass.
+    #[arg(long)]
+    no_cleanup: bool,
+}
+
+/// A GTP engine in a child process.
+struct Engine {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    think: Duration,
+    moves: u32,
+    cleanup: bool,
+}
+
+impl Engine {
+    fn start(command: &str) -> Result<Engine> {
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {command:?}"))?;
+        let stdin = child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?;
+        let stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?);
+        let mut e = Engine {
+            name: command.to_string(),
+            child,
+            stdin,
+            stdout,
+            think: Duration::ZERO,
+            moves: 0,
+            cleanup: false,
+        };
+        let name = e
+            .send("name")?
+            .map_err(|m| anyhow!("{command}: name failed: {m}"))?;
+        let version = e.send("version")?.unwrap_or_default();
+        e.name = format!("{name} {version}").trim().to_string();
+        e.cleanup = e
+            .send("known_command kgs-genmove_cleanup")?
+            .is_ok_and(|r| r == "true");
+        Ok(e)
+    }
+
+    /// Sends a command; the outer error is a broken engine, the inner one a `?` reply.
+    fn send(&mut self, command: &str) -> Result<std::result::Result<String, String>> {
+        writeln!(self.stdin, "{command}").with_context(|| format!("{}: write", self.name))?;
+        self.stdin.flush()?;
+        let mut reply = String::new();
+        loop {
+            let mut line = String::new();
+            if self.stdout.read_line(&mut line)? == 0 {
+                bail!("{}: engine closed its output after {command:?}", self.name);
+            }
+            let line = line.trim_end_matches(['\r', '\n']);
+            if line.is_empty() {
+                if reply.is_empty() {
+                    continue; // stray blank line before the reply
+                }
+                break;
+            }
+            if !reply.is_empty() {
+                reply.push('\n');
+            }
+            reply.push_str(line);
+        }
+        let (status, rest) = reply.split_at(1);
+        let text = rest
+            .trim_start_matches(|c: char| c.is_ascii_digit())
+            .trim()
+            .to_string();
+        Ok(if status == "=" { Ok(text) } else { Err(text) })
+    }
+
+    fn must(&mut self, command: &str) -> Result<String> {
+        self.send(command)?
+            .map_err(|m| anyhow!("{}: {command:?} failed: {m}", self.name))
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.wait();
+    }
+}
+
+/// How one game ended.
+struct GameResult {
+    winner: Option<Player>,
+    reason: String,
+    score: Option<f32>,
+    engine_score: Option<String>,
+}
+
+fn colour(p: Player) -> &'static str {
+    match p {
+        Player::First => "b",
+        Player::Second => "w",
+    }
+}
+
+fn play_game(
+    black: &mut Engine,
+    white: &mut Engine,
+    size: usize,
+    komi: f32,
+    cleanup: bool,
+    record: &mut Vec<SgfMove>,
+) -> Result<GameResult> {
+    let mut referee = Go::new(
+        size,
+        GoRules {
+            komi,
+            ..GoRules::default()
+        },
+    )?;
+    for e in [&mut *black, &mut *white] {
+        e.must(&format!("boardsize {size}"))?;
+        e.must("clear_board")?;
+        e.must(&format!("komi {komi}"))?;
+    }
+    let mut cleaning = false;
+    let limit = 2 * size * size + 40;
+    while record.len() < limit * 2 {
+        let player = referee.to_move();
+        let (mover, other) = if player == Player::First {
+            (&mut *black, &mut *white)
+        } else {
+            (&mut *white, &mut *black)
+        };
+        let command = if cleaning && mover.cleanup {
+            "kgs-genmove_cleanup"
+        } else {
+            "genmove"
+        };
+        let start = Instant::now();
+        let reply = mover.must(&format!("{command} {}", colour(player)))?;
+        mover.think += start.elapsed();
+        mover.moves += 1;
+        if reply.eq_ignore_ascii_case("resign") {
+            return Ok(GameResult {
+                winner: Some(player.other()),
+                reason: "resignation".into(),
+                score: None,
+                engine_score: None,
+            });
+        }
+        let action = match referee.parse_move(&reply) {
+            Ok(a) if referee.is_legal_action(a) => a,
+            _ => {
+                return Ok(GameResult {
+                    winner: Some(player.other()),
+                    reason: format!("illegal move {reply:?} by {}", mover.name),
+                    score: None,
+                    engine_score: None,
+                })
+            }
+        };
+        other.must(&format!(
+            "play {} {}",
+            colour(player),
+            referee.format_move(action)
+        ))?;
+        referee.play(action);
+        let point =
+            (action != referee.pass()).then(|| (action as usize / size, action as usize % size));
+        record.push(SgfMove {
+            player,
+            point,
+            comment: None,
+        });
+        if referee.consecutive_passes() >= 2 || referee.is_terminal() {
+            if cleanup && !cleaning && referee.consecutive_passes() >= 2 {
+                // both passed: go on under clean-up until they pass again
+                cleaning = true;
+                referee.clear_passes();
+                continue;
+            }
+            break;
+        }
+    }
+    let score = referee.score();
+    let winner = if score > 0.0 {
+        Some(Player::First)
+    } else if score < 0.0 {
+        Some(Player::Second)
+    } else {
+        None
+    };
+    Ok(GameResult {
+        winner,
+        reason: "score".into(),
+        score: Some(score),
+        engine_score: None,
+    })
+}
+
+fn score_text(score: f32) -> String {
+    if score > 0.0 {
+        format!("B+{score}")
+    } else if score < 0.0 {
+        format!("W+{}", -score)
+    } else {
+        "0".into()
+    }
+}
+
+pub fn run(args: MatchArgs) -> Result<ExitCode> {
+    if !(2..=19).contains(&args.size) {
+        bail!("--size must be 2 to 19");
+    }
+    let own = std::env::current_exe().context("finding this program")?;
+    let engine_cmd = args
+        .engine
+        .clone()
+        .unwrap_or_else(|| format!("{} gtp --move-time 1", own.display()));
+    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let mut ours = Engine::start(&engine_cmd)?;
+    let mut theirs = Engine::start(&args.opponent)?;
+    let (mut wins, mut losses, mut draws, mut agree, mut compared) =
+        (0usize, 0usize, 0usize, 0usize, 0usize);
+    for game in 0..args.games {
+        let ours_black = game % 2 == 0;
+        let mut record = Vec::new();
+        let result = if ours_black {
+            play_game(
+                &mut ours,
+                &mut theirs,
+                args.size,
+                args.komi,
+                !args.no_cleanup,
+                &mut record,
+            )?
+        } else {
+            play_game(
+                &mut theirs,
+                &mut ours,
+                args.size,
+                args.komi,
+                !args.no_cleanup,
+                &mut record,
+            )?
+        };
+        let mut result = result;
+        if result.score.is_some() {
+            result.engine_score = theirs.send("final_score")?.ok();
+        }
+        let our_colour = if ours_black {
+            Player::First
+        } else {
+            Player::Second
+        };
+        match result.winner {
+            Some(p) if p == our_colour => wins += 1,
+            Some(_) => losses += 1,
+            None => draws += 1,
+        }
+        let re = match (result.winner, result.score, result.reason.as_str()) {
+            (_, Some(s), _) => score_text(s),
+            (Some(Player::First), None, "resignation") => "B+R".into(),
+            (Some(Player::Second), None, "resignation") => "W+R".into(),
+            (Some(Player::First), None, _) => "B+F".into(),
+            (Some(Player::Second), None, _) => "W+F".into(),
+            (None, None, _) => "Void".into(),
+        };
+        if let (Some(s), Some(e)) = (result.score, &result.engine_score) {
+            compared += 1;
+            if *e == score_text(s) {
+                agree += 1;
+            }
+        }
+        let (pb, pw) = if ours_black {
+            (&ours.name, &theirs.name)
+        } else {
+            (&theirs.name, &ours.name)
+        };
+        let sgf = SgfGame {
+            size: args.size,
+            komi: args.komi,
+            rules: Some("Chinese".into()),
+            moves: record,
+            result: Some(re.clone()),
+            comment: Some(format!(
+                "tabula match game {}: {}; referee {}; {} says {}",
+                game + 1,
+                result.reason,
+                result.score.map_or("-".into(), score_text),
+                pw,
+                result.engine_score.clone().unwrap_or_else(|| "-".into())
+            )),
+            black_name: Some(pb.clone()),
+            white_name: Some(pw.clone()),
+            ..SgfGame::default()
+        };
+        let path = args.out.join(format!("game-{:03}.sgf", game + 1));
+        fs::write(&path, sgf.to_sgf()).with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "game {:>3}: engine as {}  {re:<8} ({}; opponent's count {})",
+            game + 1,
+            if ours_black { "Black" } else { "White" },
+            result.reason,
+            result.engine_score.unwrap_or_else(|| "-".into())
+        );
+    }
+    let n = wins + losses + draws;
+    let (lo, hi) = wilson(wins, n);
+    let avg = |e: &Engine| e.think.as_secs_f64() / f64::from(e.moves.max(1));
+    println!("engine:    {}", ours.name);
+    println!("opponent:  {}", theirs.name);
+    println!("result:    {wins} wins, {losses} losses, {draws} draws of {n}");
+    println!(
+        "win rate:  {:.1}% (95% CI {:.1}% - {:.1}%)",
+        100.0 * wins as f64 / n.max(1) as f64,
+        lo * 100.0,
+        hi * 100.0
+    );
+    println!(
+        "time/move: engine {:.3} s, opponent {:.3} s",
+        avg(&ours),
+        avg(&theirs)
+    );
+    println!("scoring:   referee and opponent agree on {agree} of {compared} scored games");
+    let summary = format!(
+        "{{\"engine\":{:?},\"opponent\":{:?},\"size\":{},\"komi\":{},\"games\":{n},\"wins\":{wins},\"losses\":{losses},\"draws\":{draws},\"win_rate\":{:.4},\"ci_low\":{lo:.4},\"ci_high\":{hi:.4},\"engine_s_per_move\":{:.4},\"opponent_s_per_move\":{:.4},\"scores_compared\":{compared},\"scores_agree\":{agree}}}\n",
+        ours.name,
+        theirs.name,
+        args.size,
+        args.komi,
+        wins as f64 / n.max(1) as f64,
+        avg(&ours),
+        avg(&theirs)
+    );
+    fs::write(args.out.join("summary.json"), summary)?;
+    Ok(ExitCode::SUCCESS)
+}

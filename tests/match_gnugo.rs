@@ -1,0 +1,64 @@
+//! A real game against GnuGo through `tabula match`: the GTP path end to end, the
+//! referee, SGF output, and area scores that agree with GnuGo's own `final_score`
+//! (Chinese rules) once the clean-up phase has captured the dead stones.
+//!
+//! Needs `/usr/games/gnugo` (`apt-get install gnugo`; `.ci/run` installs it). Without
+//! it the test is skipped locally, but fails under CI (`CI` set), where it must run.
+
+use std::path::Path;
+use std::process::Command;
+
+const GNUGO: &str = "/usr/games/gnugo";
+
+#[test]
+fn short_game_against_gnugo() {
+    if !Path::new(GNUGO).exists() {
+        assert!(std::env::var_os("CI").is_none(), "CI must install gnugo");
+        eprintln!("skipped: {GNUGO} is not installed");
+        return;
+    }
+    let out_dir = std::env::temp_dir().join(format!("tabula-match-{}", std::process::id()));
+    let engine = format!(
+        "{} gtp --move-time 0.05 --resign 0",
+        env!("CARGO_BIN_EXE_tabula")
+    );
+    let opponent = format!("{GNUGO} --mode gtp --level 1 --chinese-rules");
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args([
+            "match",
+            "--engine",
+            &engine,
+            "--opponent",
+            &opponent,
+            "--games",
+            "2",
+            "--size",
+            "7",
+        ])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .expect("tabula match runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("of 2"), "{stdout}");
+    assert!(stdout.contains("GNU Go"), "{stdout}");
+    // both games went to a score, and GnuGo counts them as the referee does
+    assert!(stdout.contains("agree on 2 of 2 scored games"), "{stdout}");
+    for game in ["game-001.sgf", "game-002.sgf"] {
+        let sgf = std::fs::read_to_string(out_dir.join(game)).expect("SGF written");
+        let parsed = tabula_sgf_check(&sgf);
+        assert!(parsed > 10, "a real game has moves: {sgf}");
+    }
+    assert!(out_dir.join("summary.json").exists());
+}
+
+/// Counts the moves of an SGF file by its `;B[`/`;W[` nodes.
+fn tabula_sgf_check(sgf: &str) -> usize {
+    assert!(sgf.starts_with("(;FF[4]GM[1]"), "{sgf}");
+    sgf.matches(";B[").count() + sgf.matches(";W[").count()
+}
