@@ -44,6 +44,12 @@ pub struct GtpArgs {
     /// Seed of the search.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// RAVE equivalence parameter (0 turns RAVE off).
+    #[arg(long, default_value_t = 1000.0)]
+    rave: f64,
+    /// UCB exploration constant.
+    #[arg(long, default_value_t = 0.25)]
+    exploration: f64,
 }
 
 const COMMANDS: &[&str] = &[
@@ -214,7 +220,8 @@ impl Engine {
             pos.rollout_move(&mut random).unwrap_or(pos.pass())
         } else {
             let config = UctConfig {
-                exploration: 1.0,
+                exploration: self.args.exploration,
+                rave: self.args.rave,
                 simulations: if self.args.sims == 0 {
                     usize::MAX
                 } else {

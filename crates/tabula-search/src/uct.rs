@@ -5,6 +5,12 @@
 //! result up. Nodes live in one arena (`Vec`), children in contiguous runs. Values are
 //! kept from the side of the player who made the move into a node. The move played is
 //! the most visited. Deterministic for a given seed.
+//!
+//! With `rave` on, each node also keeps all-moves-as-first statistics (RAVE, Gelly &
+//! Silver): a move's value is learned from every simulation in which its player
+//! played it later on, and blended with the node's own value by
+//! `β = √(k / (3n + k))`, which matters early (few visits) and fades as `n` grows.
+//! It helps in games where a move's value depends little on when it is played (Go).
 
 use std::time::{Duration, Instant};
 
@@ -23,6 +29,9 @@ pub struct UctConfig {
     pub time_limit: Option<Duration>,
     /// Seed of the playouts.
     pub seed: u64,
+    /// Blend in all-moves-as-first statistics (RAVE) with this equivalence `k`
+    /// (0 turns RAVE off).
+    pub rave: f64,
 }
 
 impl Default for UctConfig {
@@ -32,6 +41,7 @@ impl Default for UctConfig {
             simulations: 10_000,
             time_limit: None,
             seed: 1,
+            rave: 0.0,
         }
     }
 }
@@ -46,6 +56,10 @@ struct Node<M> {
     visits: u32,
     /// Sum of results for `mover` (win 1, draw 0.5, loss 0).
     wins: f64,
+    /// Simulations below the parent in which `mover` played `mv` at some point.
+    amaf_visits: u32,
+    /// Sum of their results for `mover`.
+    amaf_wins: f64,
 }
 
 /// One root move after a search.
@@ -104,8 +118,20 @@ impl<G: Game> Uct<G> {
 
     /// Plays `game` to its end with rollout moves; returns the outcome.
     pub fn playout(game: &mut G, rng: &mut ChaCha8Rng) -> Option<Outcome> {
+        Self::playout_recording(game, rng, None)
+    }
+
+    /// A playout that also records, for each player, which actions it played.
+    fn playout_recording(
+        game: &mut G,
+        rng: &mut ChaCha8Rng,
+        mut played: Option<&mut [Vec<bool>; 2]>,
+    ) -> Option<Outcome> {
         let mut random = |n: usize| rng.random_range(0..n);
         while let Some(mv) = game.rollout_move(&mut random) {
+            if let Some(p) = played.as_deref_mut() {
+                p[game.to_move().index()][game.action_of(mv)] = true;
+            }
             game.play(mv);
         }
         game.outcome()
@@ -122,10 +148,13 @@ impl<G: Game> Uct<G> {
             expanded: false,
             visits: 0,
             wins: 0.0,
+            amaf_visits: 0,
+            amaf_wins: 0.0,
         });
         let start = Instant::now();
         let mut sims = 0;
         let mut path = Vec::with_capacity(64);
+        let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
         while sims < self.config.simulations {
             if let Some(limit) = self.config.time_limit {
                 if sims % 16 == 0 && start.elapsed() >= limit {
@@ -161,6 +190,8 @@ impl<G: Game> Uct<G> {
                         expanded: false,
                         visits: 0,
                         wins: 0.0,
+                        amaf_visits: 0,
+                        amaf_wins: 0.0,
                     });
                 }
                 let count = self.nodes.len() as u32 - first;
@@ -178,12 +209,45 @@ impl<G: Game> Uct<G> {
                 }
             }
             // simulate
-            let outcome = Self::playout(&mut game, &mut self.rng);
+            let outcome = if self.config.rave > 0.0 {
+                // actions played by each player from the root on: tree part, then playout
+                for side in played.iter_mut() {
+                    side.clear();
+                    side.resize(root.action_count(), false);
+                }
+                for &i in &path[1..] {
+                    let n = &self.nodes[i];
+                    if let Some(mv) = n.mv {
+                        played[n.mover.index()][root.action_of(mv)] = true;
+                    }
+                }
+                Self::playout_recording(&mut game, &mut self.rng, Some(&mut played))
+            } else {
+                Self::playout(&mut game, &mut self.rng)
+            };
             // back up
             for &i in &path {
                 let n = &mut self.nodes[i];
                 n.visits += 1;
                 n.wins += Self::result_for(outcome, n.mover);
+            }
+            if self.config.rave > 0.0 {
+                // every child of a node on the path whose move its player played later
+                for &i in &path {
+                    let (first, count) = (
+                        self.nodes[i].first_child as usize,
+                        self.nodes[i].child_count as usize,
+                    );
+                    for c in first..first + count {
+                        let ch = &mut self.nodes[c];
+                        if let Some(mv) = ch.mv {
+                            if played[ch.mover.index()][root.action_of(mv)] {
+                                ch.amaf_visits += 1;
+                                ch.amaf_wins += Self::result_for(outcome, ch.mover);
+                            }
+                        }
+                    }
+                }
             }
             sims += 1;
         }
@@ -204,10 +268,16 @@ impl<G: Game> Uct<G> {
         }
         let mut best = first;
         let mut best_score = f64::NEG_INFINITY;
+        let k = self.config.rave;
         for c in first..first + count {
             let ch = &self.nodes[c];
-            let score = ch.wins / ch.visits as f64
-                + self.config.exploration * (ln_parent / ch.visits as f64).sqrt();
+            let n = ch.visits as f64;
+            let mut value = ch.wins / n;
+            if k > 0.0 && ch.amaf_visits > 0 {
+                let beta = (k / (3.0 * n + k)).sqrt();
+                value = beta * (ch.amaf_wins / ch.amaf_visits as f64) + (1.0 - beta) * value;
+            }
+            let score = value + self.config.exploration * (ln_parent / n).sqrt();
             if score > best_score {
                 best_score = score;
                 best = c;
@@ -286,6 +356,26 @@ mod tests {
         let mut after = g;
         after.play(2);
         assert!(exact.value(&after) <= 0, "blocking keeps O alive");
+    }
+
+    #[test]
+    fn rave_search_finds_the_same_tictactoe_win() {
+        let mut g = TicTacToe::new();
+        for m in [0, 3, 1, 4] {
+            g.play(m);
+        }
+        let cfg = UctConfig {
+            simulations: 2000,
+            rave: 300.0,
+            exploration: 0.4,
+            ..Default::default()
+        };
+        let r = Uct::new(cfg).search(&g);
+        assert_eq!(r.best, Some(2));
+        assert_eq!(
+            r.moves.iter().map(|m| m.visits as usize).sum::<usize>(),
+            2000
+        );
     }
 
     #[test]
