@@ -259,14 +259,7 @@ impl Engine {
     }
 
     fn final_score(&self) -> String {
-        let s = self.game.score();
-        if s > 0.0 {
-            format!("B+{s}")
-        } else if s < 0.0 {
-            format!("W+{}", -s)
-        } else {
-            "0".into()
-        }
+        Go::score_text(self.game.score())
     }
 
     fn to_sgf(&self) -> SgfGame {

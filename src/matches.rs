@@ -243,16 +243,6 @@ fn play_game(
     })
 }
 
-fn score_text(score: f32) -> String {
-    if score > 0.0 {
-        format!("B+{score}")
-    } else if score < 0.0 {
-        format!("W+{}", -score)
-    } else {
-        "0".into()
-    }
-}
-
 pub fn run(args: MatchArgs) -> Result<ExitCode> {
     if !(2..=19).contains(&args.size) {
         bail!("--size must be 2 to 19");
@@ -304,7 +294,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
             None => draws += 1,
         }
         let re = match (result.winner, result.score, result.reason.as_str()) {
-            (_, Some(s), _) => score_text(s),
+            (_, Some(s), _) => Go::score_text(s),
             (Some(Player::First), None, "resignation") => "B+R".into(),
             (Some(Player::Second), None, "resignation") => "W+R".into(),
             (Some(Player::First), None, _) => "B+F".into(),
@@ -313,7 +303,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         };
         if let (Some(s), Some(e)) = (result.score, &result.engine_score) {
             compared += 1;
-            if *e == score_text(s) {
+            if *e == Go::score_text(s) {
                 agree += 1;
             }
         }
@@ -332,7 +322,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 "tabula match game {}: {}; referee {}; {} says {}",
                 game + 1,
                 result.reason,
-                result.score.map_or("-".into(), score_text),
+                result.score.map_or("-".into(), Go::score_text),
                 pw,
                 result.engine_score.clone().unwrap_or_else(|| "-".into())
             )),

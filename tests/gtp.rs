@@ -1,14 +1,15 @@
 //! GTP transcripts: each `tests/gtp/*.txt` holds the commands sent to `tabula gtp`
 //! (lines starting with `> `) and, after each, the exact reply expected.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use common::{tabula, text};
 
 fn run_transcript(path: &std::path::Path) {
-    let text = std::fs::read_to_string(path).expect("transcript");
+    let transcript = std::fs::read_to_string(path).expect("transcript");
     let mut input = String::new();
     let mut expected = String::new();
-    for line in text.lines() {
+    for line in transcript.lines() {
         match line.strip_prefix("> ") {
             Some(cmd) => {
                 input.push_str(cmd);
@@ -20,27 +21,9 @@ fn run_transcript(path: &std::path::Path) {
             }
         }
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["gtp", "--move-time", "0.05"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tabula gtp runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("send");
-    let out = child.wait_with_output().expect("finishes");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got = String::from_utf8_lossy(&out.stdout);
+    let out = tabula(&["gtp", "--move-time", "0.05"], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got = text(&out.stdout);
     assert_eq!(got, expected, "transcript {}", path.display());
 }
 
@@ -66,20 +49,8 @@ fn genmove_plays_legal_moves_and_ends_the_game() {
         input.push_str("genmove b\ngenmove w\n");
     }
     input.push_str("final_score\n");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
-        .args(["gtp", "--sims", "200", "--resign", "0"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("tabula gtp runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("send");
-    let out = child.wait_with_output().expect("finishes");
-    let got = String::from_utf8_lossy(&out.stdout);
+    let out = tabula(&["gtp", "--sims", "200", "--resign", "0"], &input);
+    let got = text(&out.stdout);
     let replies: Vec<&str> = got.split("\n\n").filter(|r| !r.is_empty()).collect();
     // every genmove reply is a vertex or a pass, and at some point both sides pass
     let mut moves: Vec<&str> = Vec::new();

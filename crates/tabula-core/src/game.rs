@@ -6,9 +6,11 @@
 //! symmetry group for augmentation, a text rendering and a move parser.
 //!
 //! States are `Clone` and [`Game::play`] changes a state in place; searches that need
-//! to back up copy the state first ("copy-make"). Every state in Tabula is a few
-//! machine words for the small games, so a copy costs less than an undo would need to
-//! remember (see BENCHMARKS.md, "play: copy-make").
+//! to back up copy the state first ("copy-make"). Tic-tac-toe and Connect Four states
+//! are a few machine words, so a copy is as cheap as the bookkeeping an undo would
+//! need, and copy-make leaves no way to undo the wrong move (BENCHMARKS.md, "Copy-make",
+//! has the figures). Go's state is larger and carries its history for superko; its
+//! searches copy once per simulation, not per move.
 
 use std::fmt;
 use std::hash::Hash;

@@ -541,6 +541,17 @@ impl Go {
         })
     }
 
+    /// A score as GTP and SGF write results: `B+3.5`, `W+0.5`, or `0`.
+    pub fn score_text(score: f32) -> String {
+        if score > 0.0 {
+            format!("B+{score}")
+        } else if score < 0.0 {
+            format!("W+{}", -score)
+        } else {
+            "0".into()
+        }
+    }
+
     /// Whether every chain on the board has a liberty (a legal Go position).
     pub fn all_chains_have_liberties(&self) -> bool {
         (0..self.n * self.n).all(|a| {
@@ -870,6 +881,19 @@ mod tests {
         }
     }
 
+    /// Stones from rows of `X` (Black), `O` (White) and `.`, top row first.
+    fn stones(rows: &[&str]) -> Vec<Option<Player>> {
+        rows.iter()
+            .flat_map(|r| {
+                r.chars().map(|c| match c {
+                    'X' => Some(Player::First),
+                    'O' => Some(Player::Second),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
     fn go9() -> Go {
         Go::new(9, GoRules::default()).unwrap()
     }
@@ -912,18 +936,7 @@ mod tests {
 
     #[test]
     fn simple_ko_and_superko() {
-        let stones = |rows: [&str; 5]| -> Vec<Option<Player>> {
-            rows.iter()
-                .flat_map(|r| {
-                    r.chars().map(|c| match c {
-                        'X' => Some(Player::First),
-                        'O' => Some(Player::Second),
-                        _ => None,
-                    })
-                })
-                .collect()
-        };
-        let board = stones([".XO..", "X.XO.", ".XO..", ".....", "....."]);
+        let board = stones(&[".XO..", "X.XO.", ".XO..", ".....", "....."]);
         for ko_rule in [Ko::Simple, Ko::PositionalSuperko] {
             let rules = GoRules {
                 ko: ko_rule,
@@ -997,17 +1010,6 @@ mod tests {
 
     #[test]
     fn dame_eyes_and_disjoint_territories() {
-        let stones = |rows: &[&str]| -> Vec<Option<Player>> {
-            rows.iter()
-                .flat_map(|r| {
-                    r.chars().map(|c| match c {
-                        'X' => Some(Player::First),
-                        'O' => Some(Player::Second),
-                        _ => None,
-                    })
-                })
-                .collect()
-        };
         let rules = GoRules {
             komi: 0.0,
             ..GoRules::default()

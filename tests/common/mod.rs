@@ -1,0 +1,30 @@
+//! Helpers shared by the end-to-end tests: run `tabula` with arguments and input.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `tabula ARGS` with `stdin` as its input, in the workspace root.
+pub fn tabula(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabula runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("tabula finishes")
+}
+
+/// Bytes as text.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
