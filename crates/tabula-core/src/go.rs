@@ -990,6 +990,47 @@ mod tests {
     }
 
     #[test]
+    fn positional_superko_forbids_a_cycle_that_simple_ko_allows() {
+        // Search short 2x2 games under simple ko for a move that recreates an earlier
+        // board without being an immediate ko recapture.
+        fn find(g: &Go, depth: usize) -> Option<(Go, u16)> {
+            if depth == 0 || g.outcome().is_some() {
+                return None;
+            }
+            for mv in g.legal_moves() {
+                if mv == g.pass() {
+                    continue;
+                }
+                let mut c = g.clone();
+                c.play(mv);
+                if g.seen.contains(&c.board_hash) {
+                    return Some((g.clone(), mv));
+                }
+                if let Some(found) = find(&c, depth - 1) {
+                    return Some(found);
+                }
+            }
+            None
+        }
+        let simple = GoRules {
+            komi: 0.0,
+            ko: Ko::Simple,
+            ..GoRules::default()
+        };
+        let (position, mv) = find(&Go::new(2, simple).unwrap(), 8).expect("a cycle on 2x2");
+        assert!(
+            position.is_legal_action(mv),
+            "simple ko allows the repetition"
+        );
+        let mut superko = position.clone();
+        superko.rules.ko = Ko::PositionalSuperko;
+        assert!(
+            !superko.is_legal_action(mv),
+            "positional superko forbids it:\n{position}"
+        );
+    }
+
+    #[test]
     fn passes_end_the_game_and_area_scoring() {
         let mut g = Go::new(
             5,
@@ -1009,7 +1050,7 @@ mod tests {
     }
 
     #[test]
-    fn dame_eyes_and_disjoint_territories() {
+    fn scoring_of_dame_eyes_seki_and_disjoint_territories() {
         let rules = GoRules {
             komi: 0.0,
             ..GoRules::default()
@@ -1032,6 +1073,26 @@ mod tests {
         .unwrap();
         assert!(eyes.all_chains_have_liberties());
         assert_eq!(eyes.score(), 16.0 - 9.0);
+        // seki: Black's three stones and White's chain share their only two
+        // liberties, A4 and C4; whoever fills one is captured, so both stay, alive,
+        // and the two shared points count for nobody
+        let seki = Go::from_stones(4, rules, &stones(&[".X.O", "OXXO", "OOOO", "OOOO"])).unwrap();
+        assert!(seki.all_chains_have_liberties());
+        assert_eq!(seki.score(), 3.0 - 11.0);
+        let mut filled = seki.clone();
+        play(&mut filled, "A4");
+        assert_eq!(
+            filled.stone(0, 1),
+            Some(Player::First),
+            "self-atari, not yet captured"
+        );
+        play(&mut filled, "C4");
+        assert_eq!(
+            filled.stone(0, 1),
+            None,
+            "White captures the four black stones"
+        );
+        assert_eq!(filled.captures(Player::Second), 4);
         // disjoint territories of one colour add up
         let g = Go::from_stones(
             5,
