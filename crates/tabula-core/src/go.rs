@@ -110,6 +110,10 @@ pub struct Go {
     max_moves: usize,
     /// Set when the game ended by resignation.
     resigned: Option<Player>,
+    /// The empty points (padded indices), in no order, so that playouts draw from
+    /// them without scanning the whole board; `empty_at[p]` is p's place in it.
+    empties: Vec<u16>,
+    empty_at: Vec<u16>,
 }
 
 impl Go {
@@ -150,7 +154,15 @@ impl Go {
             captures: [0, 0],
             max_moves: if rules.mini { 44 } else { 2 * size * size + 20 },
             resigned: None,
+            empties: Vec::with_capacity(size * size),
+            empty_at: vec![u16::MAX; points],
         };
+        for r in 0..size {
+            for c in 0..size {
+                let p = g.point(r, c);
+                g.add_empty(p);
+            }
+        }
         g.seen.push(0);
         Ok(g)
     }
@@ -271,8 +283,23 @@ impl Go {
             self.color[s] = EMPTY;
             self.next[s] = s as u16;
             self.head[s] = s as u16;
+            self.add_empty(s);
         }
         stones.len()
+    }
+
+    fn add_empty(&mut self, p: usize) {
+        self.empty_at[p] = self.empties.len() as u16;
+        self.empties.push(p as u16);
+    }
+
+    fn remove_empty(&mut self, p: usize) {
+        let i = self.empty_at[p] as usize;
+        let last = self.empties.len() - 1;
+        self.empties.swap(i, last);
+        self.empty_at[self.empties[i] as usize] = i as u16;
+        self.empties.pop();
+        self.empty_at[p] = u16::MAX;
     }
 
     fn merge(&mut self, a: usize, b: usize) {
@@ -408,6 +435,7 @@ impl Go {
         }
         let c = Self::colour_of(player);
         self.color[p] = c;
+        self.remove_empty(p);
         self.board_hash ^= Self::key(p, c);
         for q in self.neighbours(p) {
             if self.color[q] == c {
@@ -580,6 +608,7 @@ impl Go {
                 let p = g.action_point(a as u16);
                 let c = Self::colour_of(*pl);
                 g.color[p] = c;
+                g.remove_empty(p);
                 g.board_hash ^= Self::key(p, c);
                 for q in g.neighbours(p) {
                     if g.color[q] == c {
@@ -658,6 +687,7 @@ impl Game for Go {
         let p = self.action_point(mv);
         let captured_heads = self.try_place(p, me).unwrap_or_default();
         self.color[p] = me;
+        self.remove_empty(p);
         self.board_hash ^= Self::key(p, me);
         for q in self.neighbours(p) {
             if self.color[q] == me {
@@ -711,17 +741,19 @@ impl Game for Go {
         if self.outcome().is_some() {
             return None;
         }
-        let nn = self.n * self.n;
         let me = Self::colour_of(self.to_move);
-        let start = random(nn);
-        for k in 0..nn {
-            let a = ((start + k) % nn) as u16;
-            let p = self.action_point(a);
-            if self.color[p] != EMPTY || self.is_own_eye(p, me) {
+        let n = self.empties.len();
+        if n == 0 {
+            return Some(self.pass());
+        }
+        let start = random(n);
+        for k in 0..n {
+            let p = self.empties[(start + k) % n] as usize;
+            if self.is_own_eye(p, me) {
                 continue;
             }
             if self.rules.mini || (self.ko_point != Some(p) && self.would_have_liberty(p, me)) {
-                return Some(a);
+                return Some(self.point_action(p));
             }
         }
         Some(self.pass())
@@ -1178,6 +1210,32 @@ mod tests {
         assert_eq!(g.parse_move("pass").unwrap(), 81);
         for bad in ["I5", "Z1", "A0", "A10", "", "55"] {
             assert!(g.parse_move(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_empty_point_list_follows_the_board() {
+        let mut g = go9();
+        let mut state = 7u64;
+        for _ in 0..400 {
+            let mut random = |n: usize| {
+                state = zobrist::mix(state);
+                (state % n as u64) as usize
+            };
+            let Some(mv) = g.rollout_move(&mut random) else {
+                break;
+            };
+            g.play(mv);
+            let mut listed: Vec<usize> = g.empties.iter().map(|&p| p as usize).collect();
+            listed.sort_unstable();
+            let actual: Vec<usize> = (0..81)
+                .map(|a| g.action_point(a))
+                .filter(|&p| g.color[p] == EMPTY)
+                .collect();
+            assert_eq!(listed, actual);
+            for (i, &p) in g.empties.iter().enumerate() {
+                assert_eq!(g.empty_at[p as usize] as usize, i);
+            }
         }
     }
 
