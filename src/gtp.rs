@@ -238,14 +238,10 @@ impl Engine {
             {
                 return Ok("resign".into());
             }
-            let mut best = result.best.unwrap_or(pos.pass());
-            // in cleanup, keep playing while any non-pass move is sensible
-            if cleanup && best == pos.pass() {
-                if let Some(m) = result.moves.iter().find(|m| m.mv != pos.pass()) {
-                    best = m.mv;
-                }
-            }
-            best
+            // Under area scoring, dead stones left on the board count for their owner,
+            // so the search itself prefers capturing them to passing: clean-up needs
+            // no special move choice, only no early pass (above).
+            result.best.unwrap_or(pos.pass())
         };
         self.moves_searched += 1;
         // The search plays playouts under simple ko; make sure superko allows it.

@@ -68,7 +68,7 @@ impl GameVisitor for Play {
     type Output = Result<()>;
 
     fn visit<G: Game>(self, mut game: G) -> Result<()> {
-        if game.name().contains("go") {
+        if game.name().starts_with("go:") || game.name() == "mini-go" {
             anyhow::bail!(
                 "{} has no opponent here yet: exhaustive search cannot play Go (a Monte-Carlo player and a GTP engine are planned)",
                 game.name()
