@@ -364,7 +364,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             .map(|k| {
                 let seed = args.seed.wrapping_add(k as u64);
                 let mut game = Minefield::new(config, seed);
-                let mut agent = Agent::new(predictor(args.solver), seed);
+                let mut agent = Agent::new(predictor(args.solver));
                 agent.lookahead_margin = args.lookahead_margin;
                 agent.endgame_layouts = args.endgame_layouts;
                 agent.first = args.first_click;

@@ -9,9 +9,6 @@
 
 use std::collections::HashMap;
 
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
-
 use crate::cell::{Cell, Dims};
 use crate::error::MinesError;
 use crate::exact::Probabilities;
@@ -63,19 +60,18 @@ pub struct Agent<P: CellPredictor> {
     pub lookahead_cells: usize,
     /// Where to click first (default: [`Agent::first_click`]).
     pub first: Option<Cell>,
-    _rng: ChaCha8Rng,
 }
 
 impl<P: CellPredictor> Agent<P> {
-    /// An agent using `predictor`; `seed` fixes every choice it makes at random.
-    pub fn new(predictor: P, seed: u64) -> Self {
+    /// An agent using `predictor`. It makes no random choices: a game is reproduced by
+    /// the minefield's seed alone.
+    pub fn new(predictor: P) -> Self {
         Agent {
             predictor,
             endgame_layouts: 64,
             lookahead_margin: 0.05,
             lookahead_cells: 8,
             first: None,
-            _rng: ChaCha8Rng::seed_from_u64(seed),
         }
     }
 
@@ -481,7 +477,7 @@ mod tests {
         for seed in 0..40u64 {
             let cfg = Config::level(Level::Beginner, FirstClick::Safe);
             let mut game = Minefield::new(cfg, seed);
-            let mut agent = Agent::new(ExactSolver::default(), seed);
+            let mut agent = Agent::new(ExactSolver::default());
             game.reveal(Agent::<ExactSolver>::first_click(cfg.dims, cfg.first_click))
                 .unwrap();
             while game.status() == Status::Playing {
@@ -522,9 +518,7 @@ mod tests {
         let cfg = Config::level(Level::Intermediate, FirstClick::Opening);
         let run = |seed| {
             let mut g = Minefield::new(cfg, seed);
-            Agent::new(ExactSolver::default(), seed)
-                .play(&mut g)
-                .unwrap()
+            Agent::new(ExactSolver::default()).play(&mut g).unwrap()
         };
         assert_eq!(run(3), run(3));
     }
@@ -535,7 +529,7 @@ mod tests {
         // used and reports the chance of winning from here.
         let v = View::parse("4x1 1\n....\n").unwrap();
         let probs = ExactSolver::default().solve(&v).unwrap();
-        let mut agent = Agent::new(ExactSolver::default(), 0);
+        let mut agent = Agent::new(ExactSolver::default());
         match agent.decide(&v, &probs) {
             Decision::Guess { endgame, risk, .. } => {
                 assert!(endgame);
