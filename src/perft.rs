@@ -18,8 +18,10 @@ pub struct PerftArgs {
     depth: usize,
 }
 
-/// Beyond this many positions in one ply the next would not fit in memory.
-const MAX_POSITIONS: usize = 30_000_000;
+/// Memory budget for one ply, as positions times board size: a ply may hold
+/// `BUDGET / action_count` positions (states grow with the board; a Go 19x19 state is
+/// a few kilobytes).
+const BUDGET: usize = 50_000_000;
 
 struct Perft(usize);
 
@@ -27,7 +29,8 @@ impl GameVisitor for Perft {
     type Output = ();
     fn visit<G: Game>(self, game: G) {
         let start = Instant::now();
-        let rows = perft(&game, self.0, MAX_POSITIONS);
+        let max_positions = BUDGET / game.action_count().max(1);
+        let rows = perft(&game, self.0, max_positions);
         println!(
             "{:>4} {:>14} {:>12} {:>10}",
             "ply", "nodes", "positions", "finished"
@@ -39,7 +42,10 @@ impl GameVisitor for Perft {
             );
         }
         if rows.len() <= self.0 {
-            println!("stopped: more than {MAX_POSITIONS} positions in one ply");
+            println!(
+                "stopped: ply {} would hold more than {max_positions} positions",
+                rows.len()
+            );
         }
         let total: u64 = rows.iter().map(|r| r.positions).sum();
         println!(

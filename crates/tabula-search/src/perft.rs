@@ -19,7 +19,8 @@ pub struct PerftRow {
 }
 
 /// Counts sequences and distinct positions for plies `0..=depth`, one ply at a time,
-/// stopping early (fewer rows) once a ply holds more than `max_positions` positions.
+/// stopping early (fewer rows) when the next ply would hold more than `max_positions`
+/// positions.
 ///
 /// Positions are told apart by their Zobrist hash (64 bits: a collision among the
 /// at most millions of positions counted here has a probability below 1e-6).
@@ -36,7 +37,7 @@ pub fn perft<G: Game>(root: &G, depth: usize, max_positions: usize) -> Vec<Perft
             terminal: level.values().filter(|(g, _)| g.is_terminal()).count() as u64,
         };
         rows.push(row);
-        if ply == depth || level.len() > max_positions {
+        if ply == depth {
             break;
         }
         let mut next: HashMap<u64, (G, u64)> = HashMap::with_capacity(level.len() * 4);
@@ -47,6 +48,10 @@ pub fn perft<G: Game>(root: &G, depth: usize, max_positions: usize) -> Vec<Perft
                 next.entry(child.position_hash())
                     .and_modify(|e| e.1 += n)
                     .or_insert((child, *n));
+            }
+            if next.len() > max_positions {
+                // the next ply would not fit: stop here rather than run out of memory
+                return rows;
             }
         }
         level = next;
@@ -124,6 +129,7 @@ mod tests {
         assert_eq!(rows[6].terminal, 0);
         assert!(rows[7].terminal > 0);
         assert_eq!(rows[4].nodes, 7u64.pow(4));
-        assert_eq!(perft(&ConnectFour::new(), 8, 100).len(), 4);
+        // ply 3 has 238 positions: with room for 100, counting stops after ply 2
+        assert_eq!(perft(&ConnectFour::new(), 8, 100).len(), 3);
     }
 }
