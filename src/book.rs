@@ -105,3 +105,53 @@ pub fn run(args: BookArgs) -> Result<ExitCode> {
     eprintln!("book: {} positions up to ply {}", book.len(), book.depth());
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::connect4::Geometry;
+
+    /// Every book entry above the book's depth must be the negamax of its children's
+    /// entries: the book is consistent with itself, and its root with the known
+    /// value of Connect Four (score 1: the first player wins with their 21st stone).
+    #[test]
+    fn the_builtin_book_is_consistent() {
+        let book = builtin().unwrap();
+        assert_eq!(book.depth(), 2);
+        let geo = Geometry::STANDARD;
+        let mut checked = 0;
+        let mut stack = vec![ConnectFour::with_geometry(geo)];
+        while let Some(g) = stack.pop() {
+            if g.ply() >= book.depth() {
+                continue;
+            }
+            let Some(score) = book.get(&g) else { continue };
+            let cells = geo.cells() as i32;
+            let best = g
+                .legal_moves()
+                .into_iter()
+                .map(|mv| {
+                    if g.is_winning_move(mv as usize) {
+                        (cells + 1 - g.ply() as i32) / 2
+                    } else {
+                        let mut c = g;
+                        c.play(mv);
+                        stack.push(c);
+                        -book
+                            .get(&c)
+                            .expect("every child within the depth is in the book")
+                    }
+                })
+                .max()
+                .unwrap();
+            assert_eq!(score, best, "entry {g}");
+            checked += 1;
+        }
+        assert_eq!(checked, 1 + 7, "the root and its seven children");
+        assert_eq!(
+            book.get(&ConnectFour::new()),
+            Some(1),
+            "the first player wins"
+        );
+    }
+}

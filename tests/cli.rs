@@ -62,6 +62,16 @@ fn solve_reads_a_test_set_from_stdin_and_agrees() {
 }
 
 #[test]
+fn the_empty_board_from_the_opening_book() {
+    // column scores of the empty board: only the centre wins (DESIGN.md's oracle)
+    let out = tabula(&["solve", "connect4", "--analyze", ""], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), " -2 -1 0 1 0 -1 -2\n");
+    let out = tabula(&["solve", "connect4", "", "4", "44"], "");
+    assert_eq!(text(&out.stdout), " 1\n4 -1\n44 1\n");
+}
+
+#[test]
 fn solve_small_boards_and_bad_specs() {
     let out = tabula(&["solve", "connect4:4x4", ""], "");
     assert_eq!(text(&out.stdout), " 0\n");
