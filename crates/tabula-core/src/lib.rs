@@ -1,7 +1,7 @@
 //! Tabula's games and the one trait they share.
 //!
 //! This crate owns the rules: the [`Game`] trait every search algorithm is written
-//! against, and the games themselves. It knows nothing of search or front ends.
+//! against, and the games themselves (tic-tac-toe, Connect Four, Go with SGF records). It knows nothing of search or front ends.
 //! A new game is one file in this crate implementing [`Game`], plus one line in
 //! [`registry`] so that the command line can find it by name.
 

@@ -1,9 +1,10 @@
 //! Search over any Tabula game.
 //!
 //! This crate owns the algorithms that look ahead: exact negamax with alpha-beta and a
-//! transposition table for any [`tabula_core::Game`], game-tree counting (perft), and
-//! the specialised Connect Four solver. It sees games only through the `Game` trait,
-//! except the Connect Four solver, which works on the game's bitboards.
+//! transposition table and UCT Monte-Carlo search (with optional RAVE) for any
+//! [`tabula_core::Game`], game-tree counting (perft), agents that pick moves, and the
+//! specialised Connect Four solver with its opening book. It sees games only through
+//! the `Game` trait, except the Connect Four solver, which works on the bitboards.
 
 pub mod agent;
 pub mod connect4_solver;
