@@ -18,12 +18,13 @@ fn short_game_against_gnugo() {
         return;
     }
     let out_dir = std::env::temp_dir().join(format!("tabula-match-{}", std::process::id()));
-    // a fixed number of simulations (not a time limit) makes the games reproducible
+    // a fixed number of simulations (not a time limit) and GnuGo's fixed seed make the
+    // games reproducible
     let engine = format!(
         "{} gtp --sims 1500 --move-time 10 --resign 0",
         env!("CARGO_BIN_EXE_tabula")
     );
-    let opponent = format!("{GNUGO} --mode gtp --level 1 --chinese-rules");
+    let opponent = format!("{GNUGO} --mode gtp --level 1 --chinese-rules --seed 1");
     let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
         .args([
             "match",
