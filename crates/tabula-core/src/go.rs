@@ -94,6 +94,13 @@ pub struct Go {
     next: Vec<u16>,
     /// Head (representative) of the chain each stone belongs to.
     head: Vec<u16>,
+    /// Per chain head: pseudo-liberties (stone-empty adjacencies), and the sum and sum
+    /// of squares of their points. A chain has no liberty when the count is 0 and
+    /// exactly one when `count * sum_sq == sum²` (all its pseudo-liberties are one
+    /// point); this answers every question the rules ask in constant time.
+    plibs: Vec<u16>,
+    lsum: Vec<u32>,
+    lsum2: Vec<u64>,
     to_move: Player,
     /// Point where a simple-ko recapture is forbidden now.
     ko_point: Option<usize>,
@@ -145,6 +152,9 @@ impl Go {
             color,
             next: (0..points as u16).collect(),
             head: (0..points as u16).collect(),
+            plibs: vec![0; points],
+            lsum: vec![0; points],
+            lsum2: vec![0; points],
             to_move: Player::First,
             ko_point: None,
             passes: 0,
@@ -240,10 +250,70 @@ impl Go {
         ZOBRIST[p * 2 + (c as usize - 1)]
     }
 
-    /// Exact number of liberties of the chain through `p`, up to `limit`.
-    /// Exact number of liberties of the chain through `p`, counted up to `limit` (at
-    /// most 2: callers only ask whether a chain has none, one, or more).
-    fn liberties(&self, p: usize, limit: usize) -> usize {
+    /// Liberties of the chain through `p`: 0, 1, or 2 for "two or more", from the
+    /// chain's counters (checked against a walk of the chain in debug builds).
+    #[inline]
+    fn liberties(&self, p: usize) -> usize {
+        let h = self.head[p] as usize;
+        let n = u64::from(self.plibs[h]);
+        let count = if n == 0 {
+            0
+        } else if n * self.lsum2[h] == u64::from(self.lsum[h]) * u64::from(self.lsum[h]) {
+            1
+        } else {
+            2
+        };
+        debug_assert_eq!(
+            count,
+            self.liberties_by_walk(p, 2),
+            "liberty counters of {p}"
+        );
+        count
+    }
+
+    #[inline]
+    fn add_liberty(&mut self, head: usize, point: usize) {
+        self.plibs[head] += 1;
+        self.lsum[head] += point as u32;
+        self.lsum2[head] += (point * point) as u64;
+    }
+
+    #[inline]
+    fn remove_liberty(&mut self, head: usize, point: usize) {
+        self.plibs[head] -= 1;
+        self.lsum[head] -= point as u32;
+        self.lsum2[head] -= (point * point) as u64;
+    }
+
+    /// Places a stone of colour `c` on the empty point `p` and joins it to its
+    /// neighbours of the same colour; captures nothing.
+    fn place_stone(&mut self, p: usize, c: u8) {
+        self.color[p] = c;
+        self.remove_empty(p);
+        self.board_hash ^= Self::key(p, c);
+        self.plibs[p] = 0;
+        self.lsum[p] = 0;
+        self.lsum2[p] = 0;
+        for q in self.neighbours(p) {
+            match self.color[q] {
+                EMPTY => self.add_liberty(p, q),
+                BLACK | WHITE => {
+                    let h = self.head[q] as usize;
+                    self.remove_liberty(h, p);
+                }
+                _ => {}
+            }
+        }
+        for q in self.neighbours(p) {
+            if self.color[q] == c {
+                self.merge(q, p);
+            }
+        }
+    }
+
+    /// Exact number of liberties of the chain through `p`, counted up to `limit`, by
+    /// walking the chain (the reference the counters are checked against).
+    fn liberties_by_walk(&self, p: usize, limit: usize) -> usize {
         debug_assert!((1..=2).contains(&limit));
         let mut libs = [0usize; 2];
         let mut found = 0;
@@ -285,6 +355,15 @@ impl Go {
             self.head[s] = s as u16;
             self.add_empty(s);
         }
+        // every stone next to a removed one gains it as a liberty
+        for &s in &stones {
+            for q in self.neighbours(s) {
+                if matches!(self.color[q], BLACK | WHITE) {
+                    let h = self.head[q] as usize;
+                    self.add_liberty(h, s);
+                }
+            }
+        }
         stones.len()
     }
 
@@ -317,6 +396,9 @@ impl Go {
             }
         }
         self.next.swap(ha, hb);
+        self.plibs[ha] += self.plibs[hb];
+        self.lsum[ha] += self.lsum[hb];
+        self.lsum2[ha] += self.lsum2[hb];
     }
 
     /// What playing at `p` would do, without doing it: the captures it makes and
@@ -340,10 +422,10 @@ impl Go {
                 has_liberty = true;
             } else if c == me {
                 // our chain keeps a liberty other than p
-                if self.liberties(q, 2) >= 2 {
+                if self.liberties(q) >= 2 {
                     has_liberty = true;
                 }
-            } else if c == opp && self.liberties(q, 2) == 1 {
+            } else if c == opp && self.liberties(q) == 1 {
                 let h = self.head[q] as usize;
                 if !captured_heads.contains(&h) {
                     captured_heads.push(h);
@@ -369,7 +451,7 @@ impl Go {
             // a suicide removes the mover's own chain, including the new stone
             let mut alive = false;
             for q in self.neighbours(p) {
-                if self.color[q] == EMPTY || (self.color[q] == me && self.liberties(q, 2) >= 2) {
+                if self.color[q] == EMPTY || (self.color[q] == me && self.liberties(q) >= 2) {
                     alive = true;
                 }
             }
@@ -433,15 +515,7 @@ impl Go {
                 "setup point {name} is occupied"
             )));
         }
-        let c = Self::colour_of(player);
-        self.color[p] = c;
-        self.remove_empty(p);
-        self.board_hash ^= Self::key(p, c);
-        for q in self.neighbours(p) {
-            if self.color[q] == c {
-                self.merge(q, p);
-            }
-        }
+        self.place_stone(p, Self::colour_of(player));
         self.seen.push(self.board_hash);
         Ok(())
     }
@@ -564,8 +638,8 @@ impl Go {
         self.neighbours(p).iter().any(|&q| {
             let c = self.color[q];
             c == EMPTY
-                || (c == me && self.liberties(q, 2) >= 2)
-                || (c == opp && self.liberties(q, 2) == 1)
+                || (c == me && self.liberties(q) >= 2)
+                || (c == opp && self.liberties(q) == 1)
         })
     }
 
@@ -584,7 +658,7 @@ impl Go {
     pub fn all_chains_have_liberties(&self) -> bool {
         (0..self.n * self.n).all(|a| {
             let p = self.action_point(a as u16);
-            self.color[p] == EMPTY || self.liberties(p, 1) >= 1
+            self.color[p] == EMPTY || self.liberties(p) >= 1
         })
     }
 
@@ -606,15 +680,7 @@ impl Go {
         for (a, s) in stones.iter().enumerate() {
             if let Some(pl) = s {
                 let p = g.action_point(a as u16);
-                let c = Self::colour_of(*pl);
-                g.color[p] = c;
-                g.remove_empty(p);
-                g.board_hash ^= Self::key(p, c);
-                for q in g.neighbours(p) {
-                    if g.color[q] == c {
-                        g.merge(q, p);
-                    }
-                }
+                g.place_stone(p, Self::colour_of(*pl));
             }
         }
         g.seen.clear();
@@ -685,33 +751,29 @@ impl Game for Go {
         }
         self.passes = 0;
         let p = self.action_point(mv);
-        let captured_heads = self.try_place(p, me).unwrap_or_default();
-        self.color[p] = me;
-        self.remove_empty(p);
-        self.board_hash ^= Self::key(p, me);
-        for q in self.neighbours(p) {
-            if self.color[q] == me {
-                self.merge(q, p);
-            }
-        }
+        self.place_stone(p, me);
         let mut captured = 0;
         let mut single_capture = None;
-        for h in captured_heads {
-            if self.color[h] != EMPTY {
-                let k = self.remove_chain(h);
-                if k == 1 {
-                    single_capture = Some(h);
+        if !self.rules.mini {
+            // opponent chains left without a liberty are captured
+            let opp = BLACK + WHITE - me;
+            for q in self.neighbours(p) {
+                if self.color[q] == opp && self.plibs[self.head[q] as usize] == 0 {
+                    let k = self.remove_chain(q);
+                    if k == 1 {
+                        single_capture = Some(q);
+                    }
+                    captured += k;
                 }
-                captured += k;
             }
         }
         let mover = self.to_move.other().index();
         self.captures[mover] += captured as u32;
-        if !self.rules.mini && self.liberties(p, 1) == 0 {
+        if !self.rules.mini && self.liberties(p) == 0 {
             // suicide (only reached when the rules allow it)
             let k = self.remove_chain(p);
             self.captures[1 - mover] += k as u32;
-        } else if captured == 1 && self.next[p] as usize == p && self.liberties(p, 2) == 1 {
+        } else if captured == 1 && self.next[p] as usize == p && self.liberties(p) == 1 {
             self.ko_point = single_capture;
         }
         self.seen.push(self.board_hash);
