@@ -48,6 +48,12 @@ pub fn builtin() -> Result<Arc<OpeningBook>> {
 
 pub fn run(args: BookArgs) -> Result<ExitCode> {
     let geo = connect4_geometry(&args.game)?;
+    if args.depth > 10 {
+        anyhow::bail!(
+            "--depth {} is too deep: ply 10 alone has millions of positions",
+            args.depth
+        );
+    }
     let existing = match fs::read_to_string(&args.out) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),

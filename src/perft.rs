@@ -41,7 +41,7 @@ impl GameVisitor for Perft {
                 r.ply, r.nodes, r.positions, r.terminal
             );
         }
-        if rows.len() <= self.0 {
+        if rows.len() <= self.0 && rows.last().is_some_and(|r| r.positions > 0) {
             println!(
                 "stopped: ply {} would hold more than {max_positions} positions",
                 rows.len()
@@ -51,7 +51,7 @@ impl GameVisitor for Perft {
         println!(
             "{} distinct positions in plies 0-{} ({:.2?})",
             total,
-            self.0,
+            rows.last().map_or(0, |r| r.ply),
             start.elapsed()
         );
     }

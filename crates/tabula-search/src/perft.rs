@@ -37,7 +37,7 @@ pub fn perft<G: Game>(root: &G, depth: usize, max_positions: usize) -> Vec<Perft
             terminal: level.values().filter(|(g, _)| g.is_terminal()).count() as u64,
         };
         rows.push(row);
-        if ply == depth {
+        if ply == depth || level.is_empty() {
             break;
         }
         let mut next: HashMap<u64, (G, u64)> = HashMap::with_capacity(level.len() * 4);
