@@ -211,7 +211,16 @@ impl Engine {
             self.play_move(player, pos.pass())?;
             return Ok("pass".into());
         }
-        let action = if self.args.player == "random" {
+        // In clean-up, take any stone left in atari first: a won search is indifferent
+        // to the margin and may otherwise pass with dead stones still on the board.
+        let cleanup_capture = if cleanup {
+            pos.capturing_moves().first().copied()
+        } else {
+            None
+        };
+        let action = if let Some(capture) = cleanup_capture {
+            capture
+        } else if self.args.player == "random" {
             let mut state = self.args.seed ^ self.moves_searched;
             let mut random = |n: usize| {
                 state = tabula_core::zobrist::mix(state);

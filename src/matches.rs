@@ -323,7 +323,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 game + 1,
                 result.reason,
                 result.score.map_or("-".into(), Go::score_text),
-                pw,
+                theirs.name,
                 result.engine_score.clone().unwrap_or_else(|| "-".into())
             )),
             black_name: Some(pb.clone()),

@@ -643,6 +643,23 @@ impl Go {
         })
     }
 
+    /// Legal moves of the side to move that capture at least one opponent stone.
+    pub fn capturing_moves(&self) -> Vec<u16> {
+        let me = Self::colour_of(self.to_move);
+        let opp = BLACK + WHITE - me;
+        self.empties
+            .iter()
+            .map(|&p| p as usize)
+            .filter(|&p| {
+                self.neighbours(p)
+                    .iter()
+                    .any(|&q| self.color[q] == opp && self.liberties(q) == 1)
+            })
+            .map(|p| self.point_action(p))
+            .filter(|&a| self.is_legal_action(a))
+            .collect()
+    }
+
     /// A score as GTP and SGF write results: `B+3.5`, `W+0.5`, or `0`.
     pub fn score_text(score: f32) -> String {
         if score > 0.0 {
@@ -1299,6 +1316,21 @@ mod tests {
                 assert_eq!(g.empty_at[p as usize] as usize, i);
             }
         }
+    }
+
+    #[test]
+    fn capturing_moves_are_found() {
+        let mut g = go9();
+        play(&mut g, "E5 D5 A1 F5 A2 E4 A3");
+        // White to move can take E5 at E6
+        let caps: Vec<String> = g
+            .capturing_moves()
+            .iter()
+            .map(|&m| g.format_move(m))
+            .collect();
+        assert_eq!(caps, ["E6"]);
+        play(&mut g, "pass");
+        assert!(g.capturing_moves().is_empty());
     }
 
     #[test]

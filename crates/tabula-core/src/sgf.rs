@@ -407,6 +407,8 @@ impl SgfGame {
             g.set_to_move(Player::Second);
         }
         for (i, m) in self.moves.iter().enumerate() {
+            // records may go on after two passes (a clean-up phase before counting)
+            g.clear_passes();
             g.set_to_move(m.player);
             let action = match m.point {
                 None => g.pass(),
@@ -471,6 +473,11 @@ mod tests {
         assert_eq!(g.moves[0].comment.as_deref(), Some("centre"));
         assert!(g.go_rules().suicide);
         assert_eq!(g.replay().unwrap().ply(), 3);
+        // moves after two passes (a clean-up phase) replay too
+        let cleanup = SgfGame::parse("(;SZ[9];B[ee];W[];B[];W[dd];B[])").unwrap();
+        let g = cleanup.replay().unwrap();
+        assert_eq!(g.ply(), 5);
+        assert_eq!(g.stone(3, 3), Some(Player::Second));
     }
 
     #[test]
