@@ -105,6 +105,12 @@ impl Engine {
                 }
                 break;
             }
+            if reply.is_empty() && !line.starts_with(['=', '?']) {
+                bail!(
+                    "{}: {line:?} is not a GTP reply (to {command:?})",
+                    self.name
+                );
+            }
             if !reply.is_empty() {
                 reply.push('\n');
             }
@@ -125,9 +131,18 @@ impl Engine {
 }
 
 impl Drop for Engine {
+    /// Asks the engine to quit, and kills it if it has not within two seconds (a
+    /// broken engine must not hang the match runner).
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
+        for _ in 0..200 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }

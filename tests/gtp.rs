@@ -77,3 +77,31 @@ fn genmove_plays_legal_moves_and_ends_the_game() {
         "{last}"
     );
 }
+
+#[test]
+fn match_refuses_broken_engines_without_hanging() {
+    let dir = std::env::temp_dir().join(format!("tabula-broken-{}", std::process::id()));
+    let dir = dir.to_str().expect("utf-8 temp dir");
+    // `cat` echoes commands back instead of answering them
+    let out = tabula(
+        &["match", "--opponent", "cat", "--games", "1", "--out", dir],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("is not a GTP reply"),
+        "{}",
+        text(&out.stderr)
+    );
+    // `true` exits at once
+    let out = tabula(
+        &["match", "--opponent", "true", "--games", "1", "--out", dir],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("closed its output"),
+        "{}",
+        text(&out.stderr)
+    );
+}
