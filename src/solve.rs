@@ -1,13 +1,15 @@
 //! `tabula solve connect4`: scores of positions, in the format of Pons' `c4solver`.
 
+use std::any::Any;
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use clap::Args;
 use tabula_core::connect4::Geometry;
-use tabula_core::registry::parse_size;
-use tabula_core::ConnectFour;
+
+use tabula_core::registry::{self, GameVisitor};
+use tabula_core::{ConnectFour, Game};
 use tabula_search::Solver;
 
 /// Solve Connect Four positions.
@@ -39,24 +41,24 @@ pub struct SolveArgs {
     no_book: bool,
 }
 
-/// The board size named by a `connect4[:WxH]` game spec.
-pub fn connect4_geometry(spec: &str) -> Result<Geometry> {
-    let (name, options) = match spec.split_once(':') {
-        Some((n, o)) => (n, Some(o)),
-        None => (spec, None),
-    };
-    if !matches!(
-        name.trim().to_ascii_lowercase().as_str(),
-        "connect4" | "c4" | "connect-four"
-    ) {
-        bail!("the solver plays only connect4 (got {spec:?})");
+/// Finds the Connect Four board in a game built by the registry.
+struct Connect4Board;
+
+impl GameVisitor for Connect4Board {
+    type Output = Option<Geometry>;
+    fn visit<G: Game>(self, game: G) -> Option<Geometry> {
+        (&game as &dyn Any)
+            .downcast_ref::<ConnectFour>()
+            .map(|c4| c4.geometry())
     }
-    match options {
-        None => Ok(Geometry::STANDARD),
-        Some(o) => {
-            let (w, h) = parse_size(o)?;
-            Geometry::new(w, h).map_err(|e| anyhow::anyhow!("{spec}: {e}"))
-        }
+}
+
+/// The board size named by a `connect4[:WxH]` game spec (names and sizes are read
+/// by the game registry, like every other command's).
+pub fn connect4_geometry(spec: &str) -> Result<Geometry> {
+    match registry::visit(spec, Connect4Board)? {
+        Some(geo) => Ok(geo),
+        None => bail!("the solver plays only connect4 (got {spec:?})"),
     }
 }
 

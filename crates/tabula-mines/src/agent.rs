@@ -386,9 +386,7 @@ fn endgame_guess(view: &View, probs: &Probabilities, limit: usize) -> Option<usi
         memo: HashMap::new(),
         nodes: 0,
     };
-    let all: Vec<u64> = layouts;
-    let revealed = 0u64;
-    let (_, best) = search.best(&all, revealed)?;
+    let (_, best) = search.best(&layouts, 0)?;
     best.map(|k| unknown[k])
 }
 
@@ -434,13 +432,12 @@ impl Endgame {
         let total = layouts.len() as f64;
         // a cell safe in every layout is free to reveal: take the most informative one
         let mut best = (-1.0, None);
-        let free: Vec<usize> = safe_everywhere;
-        let candidates: Vec<usize> = if free.is_empty() {
+        let candidates: Vec<usize> = if safe_everywhere.is_empty() {
             (0..n)
                 .filter(|&k| revealed >> k & 1 == 0 && all_mine >> k & 1 == 0)
                 .collect()
         } else {
-            free
+            safe_everywhere
         };
         for &k in &candidates {
             let mut groups: HashMap<u32, Vec<u64>> = HashMap::new();

@@ -162,7 +162,6 @@ impl ExactSolver {
         let remaining = remaining as usize;
 
         // Boxes: frontier cells grouped by the exact set of constraints they touch.
-        let mut box_of = vec![usize::MAX; n];
         let mut boxes: Vec<Vec<usize>> = Vec::new(); // cells of each box
         let mut box_constraints: Vec<Vec<usize>> = Vec::new();
         {
@@ -179,7 +178,6 @@ impl ExactSolver {
                     boxes.len() - 1
                 });
                 boxes[b].push(i);
-                box_of[i] = b;
             }
         }
         let mut constraint_boxes: Vec<Vec<usize>> = vec![Vec::new(); constraints.len()];
@@ -366,7 +364,6 @@ impl ExactSolver {
                 }
             }
         }
-        let _ = box_of;
         safe.sort_unstable();
         mines.sort_unstable();
         Ok(Probabilities {

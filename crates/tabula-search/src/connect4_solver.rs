@@ -229,26 +229,19 @@ impl Solver {
         let possible = self.geo.possible(p.mask);
         let wins = self.geo.winning_positions(p.current, p.mask) & possible;
         let score = self.solve_pos(&p, weak);
-        // A move is best when the child's score is at most `target`.
-        let target = if weak { -score.max(0) } else { -score };
-        let columns = self.order[..self.geo.width()].to_vec();
+        let found = |col: Option<usize>| col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
         if wins != 0 {
-            let col = columns
-                .iter()
-                .copied()
-                .find(|&c| wins & self.column_masks[c] != 0);
-            return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
+            return found(self.first_column(wins));
         }
         let safe = self.non_losing_moves(&p);
         if safe == 0 {
             // every move loses at once: any playable column will do
-            let col = columns
-                .iter()
-                .copied()
-                .find(|&c| possible & self.column_masks[c] != 0);
-            return col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver);
+            return found(self.first_column(possible));
         }
-        for &col in &columns {
+        // A move is best when the child's score is at most `target`.
+        let target = if weak { -score.max(0) } else { -score };
+        for i in 0..self.geo.width() {
+            let col = self.order[i];
             let mv = safe & self.column_masks[col];
             if mv == 0 {
                 continue;
@@ -260,11 +253,15 @@ impl Solver {
             }
         }
         // Not reached when the search is consistent; fall back to the first safe column.
-        let col = columns
+        found(self.first_column(safe))
+    }
+
+    /// The first column in search order (centre outwards) with a cell in `moves`.
+    fn first_column(&self, moves: u64) -> Option<usize> {
+        self.order[..self.geo.width()]
             .iter()
             .copied()
-            .find(|&c| safe & self.column_masks[c] != 0);
-        col.map(|c| (c as u8, score)).ok_or(SolverError::GameOver)
+            .find(|&c| moves & self.column_masks[c] != 0)
     }
 
     #[inline]
