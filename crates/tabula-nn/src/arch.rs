@@ -1,0 +1,118 @@
+//! The shape of a policy/value network: input planes, board, action space, tower size.
+
+use serde::{Deserialize, Serialize};
+use tabula_core::Game;
+
+use crate::NnError;
+
+/// Everything needed to build a network's layers (and to check a weight file against a game).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Architecture {
+    /// Input planes (the game's encoding).
+    pub planes: usize,
+    /// Board height.
+    pub height: usize,
+    /// Board width.
+    pub width: usize,
+    /// Size of the policy head (the game's action space, pass included).
+    pub actions: usize,
+    /// Residual blocks after the stem convolution (each two 3x3 convolutions).
+    pub blocks: usize,
+    /// Channels of the tower.
+    pub channels: usize,
+    /// Channels of the policy head's 1x1 convolution.
+    pub policy_channels: usize,
+    /// Channels of the value head's 1x1 convolution.
+    pub value_channels: usize,
+    /// Width of the value head's hidden layer.
+    pub value_hidden: usize,
+}
+
+/// Batch-norm epsilon used in training and folded into the convolutions for inference.
+pub const BN_EPSILON: f64 = 1e-5;
+
+impl Architecture {
+    /// A tower of `blocks` residual blocks of `channels` channels for `game`'s encoding.
+    pub fn for_game<G: Game>(game: &G, blocks: usize, channels: usize) -> Architecture {
+        let [planes, height, width] = game.encoding_shape();
+        Architecture {
+            planes,
+            height,
+            width,
+            actions: game.action_count(),
+            blocks,
+            channels,
+            policy_channels: 2,
+            value_channels: 2,
+            value_hidden: channels.clamp(32, 128),
+        }
+    }
+
+    /// The tower named by a preset (`seed`, `small`, `medium`, `large`, `huge`) or by
+    /// `BLOCKSxCHANNELS` (e.g. `6x64`).
+    pub fn preset<G: Game>(game: &G, name: &str) -> Result<Architecture, NnError> {
+        let (blocks, channels) = match name {
+            // Seed 000's net: three 3x3 convolutions of 16 channels (the stem and one block).
+            "seed" => (1, 16),
+            "small" => (2, 32),
+            "medium" => (4, 64),
+            // 13 convolution layers of 128 channels.
+            "large" => (6, 128),
+            "huge" => (10, 128),
+            other => parse_size(other).ok_or_else(|| {
+                NnError::Architecture(format!(
+                    "unknown network size {other:?}: use seed, small, medium, large, huge or BLOCKSxCHANNELS such as 6x64"
+                ))
+            })?,
+        };
+        Ok(Architecture::for_game(game, blocks, channels))
+    }
+
+    /// Board points (`height * width`).
+    pub fn area(&self) -> usize {
+        self.height * self.width
+    }
+
+    /// Floating-point multiply-adds per position (one FMA = 2 FLOP), the figure behind
+    /// the benchmarks' GFLOP/s.
+    pub fn flops_per_position(&self) -> f64 {
+        let area = self.area() as f64;
+        let c = self.channels as f64;
+        let stem = self.planes as f64 * 9.0 * c * area;
+        let tower = self.blocks as f64 * 2.0 * c * 9.0 * c * area;
+        let heads = (self.policy_channels + self.value_channels) as f64 * c * area
+            + self.policy_channels as f64 * area * self.actions as f64
+            + self.value_channels as f64 * area * self.value_hidden as f64
+            + self.value_hidden as f64;
+        2.0 * (stem + tower + heads)
+    }
+
+    /// Checks that this network reads `game`'s encoding and writes its action space.
+    pub fn check_game<G: Game>(&self, game: &G) -> Result<(), NnError> {
+        let [planes, height, width] = game.encoding_shape();
+        if [planes, height, width] != [self.planes, self.height, self.width]
+            || game.action_count() != self.actions
+        {
+            return Err(NnError::Mismatch(format!(
+                "the network reads {}x{}x{} planes with {} actions, but {} encodes {}x{}x{} with {} actions",
+                self.planes,
+                self.height,
+                self.width,
+                self.actions,
+                game.name(),
+                planes,
+                height,
+                width,
+                game.action_count()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn parse_size(text: &str) -> Option<(usize, usize)> {
+    let (b, c) = text.split_once('x')?;
+    let blocks: usize = b.parse().ok()?;
+    let channels: usize = c.parse().ok()?;
+    (blocks <= 64 && (1..=1024).contains(&channels)).then_some((blocks, channels))
+}

@@ -1,0 +1,16 @@
+//! Policy/value networks for Tabula.
+//!
+//! - [`arch`]: the network's shape, presets from seed 000's 3-layer net up.
+//! - [`model`]: the burn module, trained on the `flex` CPU backend ([`train`]).
+//! - [`weights`]: safetensors files with metadata; mismatches are clear errors.
+//! - [`infer`]: the forward pass used by search — im2col + SGEMM, batch norm folded in,
+//!   single-threaded, one per search worker.
+//! - [`evaluator`]: the network as a `tabula_search::Evaluator` for any game.
+
+pub mod arch;
+pub mod error;
+pub mod model;
+
+pub use arch::Architecture;
+pub use error::NnError;
+pub use model::PolicyValueNet;

@@ -1,0 +1,181 @@
+//! What MCTS asks of a position: move priors and a value. Networks, rollouts and
+//! anything else plug in behind [`Evaluator`].
+
+use std::collections::HashMap;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tabula_core::Game;
+
+use crate::uct::Uct;
+
+/// The evaluation of one non-terminal position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Prior probabilities of the legal moves, in the order of [`Game::legal_moves`].
+    pub priors: Vec<f32>,
+    /// Expected result in [-1, 1] for the side to move.
+    pub value: f32,
+}
+
+/// Evaluates batches of non-terminal positions.
+pub trait Evaluator<G: Game> {
+    /// Appends one evaluation per position to `out`, in order.
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>);
+}
+
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        (**self).evaluate(positions, out)
+    }
+}
+
+/// Uniform priors and value 0: search guided by nothing but the rules (and terminal results).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl<G: Game> Evaluator<G> for UniformEvaluator {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        for game in positions {
+            let n = game.legal_moves().len().max(1);
+            out.push(Evaluation {
+                priors: vec![1.0 / n as f32; n],
+                value: 0.0,
+            });
+        }
+    }
+}
+
+/// Uniform priors and the mean result of random playouts (classic MCTS inside PUCT).
+#[derive(Clone, Debug)]
+pub struct RolloutEvaluator {
+    rng: ChaCha8Rng,
+    rollouts: usize,
+}
+
+impl RolloutEvaluator {
+    /// `rollouts` random games per evaluation, seeded.
+    pub fn new(rollouts: usize, seed: u64) -> Self {
+        RolloutEvaluator {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            rollouts: rollouts.max(1),
+        }
+    }
+}
+
+impl<G: Game> Evaluator<G> for RolloutEvaluator {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        for game in positions {
+            let n = game.legal_moves().len().max(1);
+            let me = game.to_move();
+            let mut total = 0.0;
+            for _ in 0..self.rollouts {
+                let mut g = game.clone();
+                let outcome = Uct::<G>::playout(&mut g, &mut self.rng);
+                total += outcome.map_or(0.0, |o| o.value_for(me));
+            }
+            out.push(Evaluation {
+                priors: vec![1.0 / n as f32; n],
+                value: total / self.rollouts as f32,
+            });
+        }
+    }
+}
+
+/// Remembers evaluations by position hash so that transpositions and repeated searches
+/// (tree reuse, self-play of similar games) skip the evaluator.
+///
+/// An entry is used only if its number of priors matches the position's legal moves, so
+/// a hash collision between positions with different move lists is caught. The cache is
+/// emptied when it reaches its capacity (cheap, and recent positions come back quickly).
+pub struct CachedEvaluator<E> {
+    inner: E,
+    cache: HashMap<u64, Evaluation>,
+    capacity: usize,
+    /// Evaluations answered from the cache.
+    pub hits: u64,
+    /// Evaluations passed to the inner evaluator.
+    pub misses: u64,
+    scratch: Vec<Evaluation>,
+}
+
+impl<E> CachedEvaluator<E> {
+    /// A cache of at most `capacity` positions in front of `inner`.
+    pub fn new(inner: E, capacity: usize) -> Self {
+        CachedEvaluator {
+            inner,
+            cache: HashMap::new(),
+            capacity: capacity.max(1),
+            hits: 0,
+            misses: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The wrapped evaluator.
+    pub fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+
+    /// Forgets every entry (e.g. after the network changed).
+    pub fn clear(&mut self) {
+        self.cache.clear();
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        let start = out.len();
+        let mut missing = Vec::new();
+        let mut missing_at = Vec::new();
+        for (i, game) in positions.iter().enumerate() {
+            let hit = self
+                .cache
+                .get(&game.position_hash())
+                .filter(|e| e.priors.len() == game.legal_moves().len());
+            match hit {
+                Some(e) => {
+                    self.hits += 1;
+                    out.push(e.clone());
+                }
+                None => {
+                    self.misses += 1;
+                    out.push(Evaluation {
+                        priors: Vec::new(),
+                        value: 0.0,
+                    });
+                    missing.push(game.clone());
+                    missing_at.push(i);
+                }
+            }
+        }
+        if missing.is_empty() {
+            return;
+        }
+        self.scratch.clear();
+        self.inner.evaluate(&missing, &mut self.scratch);
+        if self.cache.len() + missing.len() > self.capacity {
+            self.cache.clear();
+        }
+        for ((game, i), e) in missing.iter().zip(missing_at).zip(self.scratch.drain(..)) {
+            self.cache.insert(game.position_hash(), e.clone());
+            out[start + i] = e;
+        }
+    }
+}
+
+/// Draws an index with probability proportional to `weights` (all zero: uniform).
+pub fn sample_index(weights: &[f32], rng: &mut impl Rng) -> usize {
+    let total: f32 = weights.iter().sum();
+    if !(total > 0.0) {
+        return rng.random_range(0..weights.len().max(1));
+    }
+    let mut x = rng.random::<f32>() * total;
+    for (i, w) in weights.iter().enumerate() {
+        if x < *w {
+            return i;
+        }
+        x -= w;
+    }
+    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
+}

@@ -1,0 +1,858 @@
+//! Monte-Carlo tree search with PUCT, for any [`Game`] and any [`Evaluator`] (seed 000's
+//! search, grown up).
+//!
+//! Each simulation **selects** down the tree by `Q + c·P·√N_parent / (1 + N)`, **expands**
+//! the leaf with the evaluator's priors, **evaluates** it (the evaluator's value, or the
+//! exact result at a terminal position) and **backs up** the value, negated at every ply.
+//!
+//! Nodes live in one arena (`Vec`), children in contiguous runs. A node's statistics are
+//! from the side of the player who moved into it. To evaluate leaves in batches, one
+//! search gathers several leaves before asking the evaluator, steering later descents
+//! away from pending ones with a *virtual loss*; [`search_many`] advances many searches
+//! (e.g. many self-play games) at once and evaluates all their leaves in one batch.
+//! Root noise (Dirichlet), first-play urgency, move temperature and tree reuse are in
+//! [`MctsConfig`] and [`Mcts::play`]. Deterministic for a seed and a deterministic
+//! evaluator.
+
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Gamma};
+use tabula_core::Game;
+
+use crate::evaluator::{sample_index, Evaluation, Evaluator};
+
+/// The value of a child that has not been visited yet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FirstPlayUrgency {
+    /// A fixed value (seed 000 uses 0).
+    Absolute(f32),
+    /// The parent's value minus a reduction (Leela Zero's FPU reduction).
+    ParentMinus(f32),
+}
+
+/// How an MCTS search runs.
+#[derive(Clone, Copy, Debug)]
+pub struct MctsConfig {
+    /// `c` of the PUCT formula.
+    pub c_puct: f32,
+    /// Playouts added by each search.
+    pub simulations: usize,
+    /// Optional wall-clock limit per search (then `simulations` is an upper bound).
+    pub time_limit: Option<Duration>,
+    /// Leaves one search gathers before calling the evaluator.
+    pub batch: usize,
+    /// Virtual loss per pending descent (0 turns it off; then a batch stops at the first
+    /// repeated leaf).
+    pub virtual_loss: f32,
+    /// Value of unvisited children.
+    pub fpu: FirstPlayUrgency,
+    /// Total Dirichlet concentration at the root, spread over the legal moves
+    /// (α = `dirichlet_total / moves`, 10 ≈ AlphaZero's 0.3 for chess and 0.03 for Go);
+    /// 0 turns the noise off.
+    pub dirichlet_total: f32,
+    /// Weight of the noise in the root priors.
+    pub noise_weight: f32,
+    /// Seed of the noise.
+    pub seed: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig {
+            c_puct: 2.0,
+            simulations: 800,
+            time_limit: None,
+            batch: 8,
+            virtual_loss: 1.0,
+            fpu: FirstPlayUrgency::Absolute(0.0),
+            dirichlet_total: 0.0,
+            noise_weight: 0.25,
+            seed: 0,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum NodeState {
+    Unexpanded,
+    /// Waiting for the evaluator.
+    Pending,
+    Expanded,
+    /// A finished game, with its value for the player who moved into it.
+    Terminal(f32),
+}
+
+#[derive(Clone, Debug)]
+struct Node<M> {
+    mv: Option<M>,
+    prior: f32,
+    visits: u32,
+    /// Descents through this node that are still waiting for their leaf's value.
+    in_flight: u32,
+    /// Sum of backed-up values for the player who moved into this node.
+    value_sum: f32,
+    first_child: u32,
+    child_count: u32,
+    state: NodeState,
+}
+
+impl<M> Node<M> {
+    fn new(mv: Option<M>, prior: f32) -> Self {
+        Node {
+            mv,
+            prior,
+            visits: 0,
+            in_flight: 0,
+            value_sum: 0.0,
+            first_child: 0,
+            child_count: 0,
+            state: NodeState::Unexpanded,
+        }
+    }
+
+    fn q(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+/// Statistics of one root child.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChildStats<M> {
+    /// The move.
+    pub mv: M,
+    /// Its index in the game's action space.
+    pub action: usize,
+    /// Visits.
+    pub visits: u32,
+    /// The evaluator's prior (before root noise).
+    pub prior: f32,
+    /// Mean value for the player to move at the root (0 when unvisited).
+    pub q: f32,
+    /// The move ends the game.
+    pub terminal: bool,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct MctsResult<M> {
+    /// Visits of the root (the root's own evaluation included, as in seed 000).
+    pub root_visits: u32,
+    /// Mean value for the player to move.
+    pub value: f32,
+    /// Root children, most visited first (ties: higher prior first).
+    pub children: Vec<ChildStats<M>>,
+    /// Playouts this search added.
+    pub simulations: usize,
+    /// Positions this search sent to the evaluator.
+    pub evaluations: usize,
+    /// Wall time of the search.
+    pub elapsed: Duration,
+}
+
+impl<M: Copy> MctsResult<M> {
+    /// The most visited move (a move that wins on the spot, if there is one).
+    pub fn best(&self) -> Option<M> {
+        self.children
+            .iter()
+            .find(|c| c.terminal && c.q >= 1.0)
+            .or_else(|| self.children.first())
+            .map(|c| c.mv)
+    }
+
+    /// A move drawn with probability ∝ visits^(1/temperature); greedy at temperature 0.
+    pub fn choose(&self, temperature: f32, rng: &mut impl Rng) -> Option<M> {
+        if temperature <= 1e-3 || self.children.is_empty() {
+            return self.best();
+        }
+        let weights: Vec<f32> = self
+            .children
+            .iter()
+            .map(|c| (c.visits as f32).powf(1.0 / temperature))
+            .collect();
+        Some(self.children[sample_index(&weights, rng)].mv)
+    }
+
+    /// The visit distribution over the action space (`action_count` entries), the policy
+    /// target of self-play training.
+    pub fn visit_distribution(&self, action_count: usize) -> Vec<f32> {
+        let mut out = vec![0.0; action_count];
+        let total: u32 = self.children.iter().map(|c| c.visits).sum();
+        if total > 0 {
+            for c in &self.children {
+                out[c.action] = c.visits as f32 / total as f32;
+            }
+        }
+        out
+    }
+}
+
+/// A leaf gathered for evaluation: its node and the path to it (root first).
+struct PendingLeaf {
+    path: Vec<u32>,
+}
+
+/// One search tree over a game, reusable from move to move.
+pub struct Mcts<G: Game> {
+    config: MctsConfig,
+    root_game: G,
+    nodes: Vec<Node<G::Move>>,
+    rng: ChaCha8Rng,
+    /// Evaluator priors of the root children before noise.
+    root_priors: Vec<f32>,
+    noise_applied: bool,
+    pending: Vec<PendingLeaf>,
+    playouts_left: usize,
+    simulations: usize,
+    evaluations: usize,
+    started: Instant,
+}
+
+impl<G: Game> Mcts<G> {
+    /// A search tree rooted at `game`.
+    pub fn new(game: G, config: MctsConfig) -> Self {
+        Mcts {
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            config,
+            root_game: game,
+            nodes: vec![Node::new(None, 1.0)],
+            root_priors: Vec::new(),
+            noise_applied: false,
+            pending: Vec::new(),
+            playouts_left: 0,
+            simulations: 0,
+            evaluations: 0,
+            started: Instant::now(),
+        }
+    }
+
+    /// The position at the root.
+    pub fn game(&self) -> &G {
+        &self.root_game
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Changes the configuration (e.g. simulations per move) keeping the tree.
+    pub fn set_config(&mut self, config: MctsConfig) {
+        self.config = config;
+    }
+
+    /// Nodes in the arena.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Plays `mv` at the root, keeping the subtree below it (tree reuse). Returns an error
+    /// and leaves the tree unchanged if the move is illegal.
+    pub fn play(&mut self, mv: G::Move) -> Result<(), tabula_core::GameError> {
+        let mut next = self.root_game.clone();
+        next.try_play(mv)?;
+        let root = &self.nodes[0];
+        let child = (root.state == NodeState::Expanded)
+            .then(|| {
+                (root.first_child..root.first_child + root.child_count)
+                    .find(|&c| self.nodes[c as usize].mv == Some(mv))
+            })
+            .flatten();
+        let mut nodes = Vec::new();
+        match child {
+            Some(c) if self.nodes[c as usize].state != NodeState::Pending => {
+                // Copy the subtree breadth-first so that children stay contiguous.
+                let mut root = self.nodes[c as usize].clone();
+                root.mv = None;
+                root.prior = 1.0;
+                nodes.push(root);
+                let mut i = 0;
+                while i < nodes.len() {
+                    let (first, count) = (nodes[i].first_child, nodes[i].child_count);
+                    if matches!(nodes[i].state, NodeState::Expanded) {
+                        nodes[i].first_child = nodes.len() as u32;
+                        for k in first..first + count {
+                            nodes.push(self.nodes[k as usize].clone());
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            _ => nodes.push(Node::new(None, 1.0)),
+        }
+        self.nodes = nodes;
+        self.root_game = next;
+        self.root_priors.clear();
+        self.noise_applied = false;
+        self.pending.clear();
+        if self.nodes[0].state == NodeState::Expanded {
+            self.root_priors = self.children(0).map(|c| self.nodes[c].prior).collect();
+        }
+        Ok(())
+    }
+
+    fn children(&self, node: usize) -> impl Iterator<Item = usize> {
+        let n = &self.nodes[node];
+        (n.first_child as usize)..(n.first_child + n.child_count) as usize
+    }
+
+    /// Starts a search of `config.simulations` more playouts (see [`Mcts::gather`]).
+    pub fn begin(&mut self) {
+        self.playouts_left = self.config.simulations;
+        self.simulations = 0;
+        self.evaluations = 0;
+        self.started = Instant::now();
+        self.noise_applied = false;
+        self.apply_root_noise();
+    }
+
+    /// Whether the current search has finished (budget spent, time up, or the root is
+    /// terminal) and nothing is waiting for the evaluator.
+    pub fn done(&self) -> bool {
+        if !self.pending.is_empty() {
+            return false;
+        }
+        if self.root_game.is_terminal() {
+            return true;
+        }
+        if self.nodes[0].state != NodeState::Expanded {
+            return false;
+        }
+        self.playouts_left == 0
+            || self
+                .config
+                .time_limit
+                .is_some_and(|t| self.started.elapsed() >= t)
+    }
+
+    /// Selects up to `config.batch` leaves and appends their positions to `out` for
+    /// evaluation; terminal leaves are backed up at once. Returns how many positions it
+    /// appended; each must be answered, in order, by [`Mcts::deliver`].
+    pub fn gather(&mut self, out: &mut Vec<G>) -> usize {
+        debug_assert!(self.pending.is_empty(), "deliver before gathering again");
+        if self.nodes[0].state == NodeState::Unexpanded {
+            if self.root_game.is_terminal() {
+                return 0;
+            }
+            self.nodes[0].state = NodeState::Pending;
+            self.pending.push(PendingLeaf { path: vec![0] });
+            out.push(self.root_game.clone());
+            return 1;
+        }
+        if self.done() {
+            return 0;
+        }
+        let vl = self.config.virtual_loss > 0.0;
+        let mut gathered = 0;
+        let mut attempts = 0;
+        while gathered < self.config.batch.max(1)
+            && self.playouts_left > 0
+            && attempts < 4 * self.config.batch.max(1)
+        {
+            attempts += 1;
+            let mut game = self.root_game.clone();
+            let mut path = vec![0u32];
+            let mut node = 0usize;
+            loop {
+                match self.nodes[node].state {
+                    NodeState::Expanded => {
+                        let child = self.select_child(node);
+                        if let Some(mv) = self.nodes[child].mv {
+                            game.play(mv);
+                        }
+                        path.push(child as u32);
+                        node = child;
+                    }
+                    _ => break,
+                }
+            }
+            match self.nodes[node].state {
+                NodeState::Terminal(v) => {
+                    self.backup(&path, v, false);
+                    self.playouts_left -= 1;
+                    self.simulations += 1;
+                }
+                NodeState::Unexpanded if game.is_terminal() => {
+                    // Value for the player who moved into this node.
+                    let v = -game.terminal_value().unwrap_or(0.0);
+                    self.nodes[node].state = NodeState::Terminal(v);
+                    self.backup(&path, v, false);
+                    self.playouts_left -= 1;
+                    self.simulations += 1;
+                }
+                NodeState::Unexpanded => {
+                    self.nodes[node].state = NodeState::Pending;
+                    for &n in &path {
+                        self.nodes[n as usize].in_flight += 1;
+                    }
+                    self.pending.push(PendingLeaf { path });
+                    out.push(game);
+                    self.playouts_left -= 1;
+                    gathered += 1;
+                    if !vl {
+                        // Without virtual loss the next descent would find this leaf again.
+                        break;
+                    }
+                }
+                // A leaf already waiting: the batch has run into itself.
+                _ => break,
+            }
+        }
+        gathered
+    }
+
+    /// Answers the positions of the last [`Mcts::gather`], in order.
+    pub fn deliver(&mut self, evaluations: &[Evaluation]) {
+        let pending = std::mem::take(&mut self.pending);
+        assert_eq!(
+            pending.len(),
+            evaluations.len(),
+            "one evaluation per gathered leaf"
+        );
+        for (leaf, eval) in pending.into_iter().zip(evaluations) {
+            let node = *leaf.path.last().unwrap_or(&0) as usize;
+            let game = self.game_at(&leaf.path);
+            let moves = game.legal_moves();
+            let first = self.nodes.len() as u32;
+            let uniform = 1.0 / moves.len().max(1) as f32;
+            for (i, mv) in moves.iter().enumerate() {
+                let p = eval.priors.get(i).copied().unwrap_or(uniform);
+                self.nodes.push(Node::new(Some(*mv), p));
+            }
+            let n = &mut self.nodes[node];
+            n.first_child = first;
+            n.child_count = moves.len() as u32;
+            n.state = NodeState::Expanded;
+            self.evaluations += 1;
+            let is_root = leaf.path.len() == 1;
+            if is_root {
+                self.root_priors = self.children(0).map(|c| self.nodes[c].prior).collect();
+                // The root's own evaluation counts as its first visit (seed 000).
+                self.nodes[0].visits += 1;
+                self.nodes[0].value_sum += -eval.value;
+                self.apply_root_noise();
+            } else {
+                self.backup(&leaf.path, -eval.value, true);
+                self.simulations += 1;
+            }
+        }
+    }
+
+    fn game_at(&self, path: &[u32]) -> G {
+        let mut game = self.root_game.clone();
+        for &n in &path[1..] {
+            if let Some(mv) = self.nodes[n as usize].mv {
+                game.play(mv);
+            }
+        }
+        game
+    }
+
+    /// Backs `value` (for the player who moved into the leaf) up the path.
+    fn backup(&mut self, path: &[u32], mut value: f32, was_in_flight: bool) {
+        for &n in path.iter().rev() {
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            node.value_sum += value;
+            if was_in_flight {
+                node.in_flight -= 1;
+            }
+            value = -value;
+        }
+    }
+
+    fn select_child(&self, node: usize) -> usize {
+        let parent = &self.nodes[node];
+        let vl = self.config.virtual_loss;
+        let parent_n = parent.visits as f32 + vl * parent.in_flight as f32;
+        let sqrt_n = parent_n.max(1.0).sqrt();
+        let fpu = match self.config.fpu {
+            FirstPlayUrgency::Absolute(v) => v,
+            FirstPlayUrgency::ParentMinus(r) => -parent.q() - r,
+        };
+        let mut best = parent.first_child as usize;
+        let mut best_score = f32::NEG_INFINITY;
+        for c in self.children(node) {
+            let child = &self.nodes[c];
+            if let NodeState::Terminal(v) = child.state {
+                if v >= 1.0 {
+                    return c;
+                }
+            }
+            let n = child.visits as f32 + vl * child.in_flight as f32;
+            let q = if n == 0.0 {
+                fpu
+            } else {
+                (child.value_sum - vl * child.in_flight as f32) / n
+            };
+            let score = q + self.config.c_puct * child.prior * sqrt_n / (1.0 + n);
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        best
+    }
+
+    fn apply_root_noise(&mut self) {
+        if self.noise_applied
+            || self.config.dirichlet_total <= 0.0
+            || self.config.noise_weight <= 0.0
+        {
+            return;
+        }
+        if self.nodes[0].state != NodeState::Expanded || self.root_priors.is_empty() {
+            return;
+        }
+        let n = self.root_priors.len();
+        let alpha = (self.config.dirichlet_total / n as f32).max(1e-3);
+        let Ok(gamma) = Gamma::new(alpha, 1.0) else {
+            return;
+        };
+        let noise: Vec<f32> = (0..n).map(|_| gamma.sample(&mut self.rng)).collect();
+        let sum: f32 = noise.iter().sum();
+        if !(sum > 0.0) {
+            return;
+        }
+        let w = self.config.noise_weight;
+        let first = self.nodes[0].first_child as usize;
+        for (i, (p, eta)) in self.root_priors.iter().zip(&noise).enumerate() {
+            self.nodes[first + i].prior = (1.0 - w) * p + w * eta / sum;
+        }
+        self.noise_applied = true;
+    }
+
+    /// The search's statistics so far.
+    pub fn result(&self) -> MctsResult<G::Move> {
+        let root = &self.nodes[0];
+        let mut children: Vec<ChildStats<G::Move>> = if root.state == NodeState::Expanded {
+            self.children(0)
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    let child = &self.nodes[c];
+                    let mv = child.mv?;
+                    Some(ChildStats {
+                        mv,
+                        action: self.root_game.action_of(mv),
+                        visits: child.visits,
+                        prior: self.root_priors.get(i).copied().unwrap_or(child.prior),
+                        q: child.q(),
+                        terminal: matches!(child.state, NodeState::Terminal(_)),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        MctsResult {
+            root_visits: root.visits,
+            value: -root.q(),
+            children,
+            simulations: self.simulations,
+            evaluations: self.evaluations,
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    /// Runs one whole search with `evaluator` and returns its statistics.
+    pub fn search<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &mut E) -> MctsResult<G::Move> {
+        search_many(std::slice::from_mut(self), evaluator);
+        self.result()
+    }
+}
+
+/// Runs a search in every tree at once, evaluating the leaves of all of them in one
+/// batch per round: how one worker thread plays many self-play games.
+pub fn search_many<G: Game, E: Evaluator<G> + ?Sized>(trees: &mut [Mcts<G>], evaluator: &mut E) {
+    for t in trees.iter_mut() {
+        t.begin();
+    }
+    let mut positions = Vec::new();
+    let mut counts = Vec::with_capacity(trees.len());
+    let mut evals = Vec::new();
+    loop {
+        positions.clear();
+        counts.clear();
+        let mut active = false;
+        for t in trees.iter_mut() {
+            if t.done() {
+                counts.push(0);
+                continue;
+            }
+            active = true;
+            counts.push(t.gather(&mut positions));
+        }
+        if !active {
+            break;
+        }
+        if positions.is_empty() {
+            continue;
+        }
+        evals.clear();
+        evaluator.evaluate(&positions, &mut evals);
+        let mut at = 0;
+        for (t, &n) in trees.iter_mut().zip(&counts) {
+            if n > 0 {
+                t.deliver(&evals[at..at + n]);
+                at += n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::RolloutEvaluator;
+    use tabula_core::{ConnectFour, TicTacToe};
+
+    /// Priors and values made up from the position hash: deterministic and uneven.
+    struct HashEvaluator;
+
+    fn mix(mut x: u64) -> u64 {
+        x ^= x >> 33;
+        x = x.wrapping_mul(0xff51afd7ed558ccd);
+        x ^ (x >> 29)
+    }
+
+    impl<G: Game> Evaluator<G> for HashEvaluator {
+        fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+            for g in positions {
+                let h = g.position_hash();
+                let n = g.legal_moves().len();
+                let raw: Vec<f32> = (0..n)
+                    .map(|i| 1.0 + (mix(h ^ i as u64) % 100) as f32)
+                    .collect();
+                let sum: f32 = raw.iter().sum();
+                out.push(Evaluation {
+                    priors: raw.iter().map(|r| r / sum).collect(),
+                    value: (mix(h) % 1000) as f32 / 555.0 - 0.9,
+                });
+            }
+        }
+    }
+
+    /// Seed 000's search written plainly (recursive, one leaf at a time), the reference
+    /// for the arena/batched implementation.
+    struct RefNode {
+        mv: Option<usize>,
+        prior: f32,
+        visits: u32,
+        value: f32,
+        children: Vec<RefNode>,
+        terminal: Option<f32>,
+    }
+
+    fn ref_simulate<G: Game>(node: &mut RefNode, game: &mut G, c: f32) -> f32 {
+        // Returns the value for the player who moved into `node`.
+        let v = if let Some(v) = node.terminal {
+            v
+        } else if game.is_terminal() {
+            let v = -game.terminal_value().unwrap_or(0.0);
+            node.terminal = Some(v);
+            v
+        } else if node.children.is_empty() {
+            let mut out = Vec::new();
+            HashEvaluator.evaluate(std::slice::from_ref(game), &mut out);
+            node.children = game
+                .legal_moves()
+                .into_iter()
+                .zip(&out[0].priors)
+                .map(|(mv, p)| RefNode {
+                    mv: Some(game.action_of(mv)),
+                    prior: *p,
+                    visits: 0,
+                    value: 0.0,
+                    children: Vec::new(),
+                    terminal: None,
+                })
+                .collect();
+            -out[0].value
+        } else {
+            let sqrt_n = (node.visits.max(1) as f32).sqrt();
+            let mut best = 0;
+            let mut best_score = f32::NEG_INFINITY;
+            for (i, ch) in node.children.iter().enumerate() {
+                if ch.terminal.is_some_and(|v| v >= 1.0) {
+                    best = i;
+                    break;
+                }
+                let q = if ch.visits == 0 {
+                    0.0
+                } else {
+                    ch.value / ch.visits as f32
+                };
+                let score = q + c * ch.prior * sqrt_n / (1.0 + ch.visits as f32);
+                if score > best_score {
+                    best_score = score;
+                    best = i;
+                }
+            }
+            let child = &mut node.children[best];
+            let mv = game.move_of(child.mv.unwrap_or(0)).unwrap();
+            game.play(mv);
+            -ref_simulate(child, game, c)
+        };
+        node.visits += 1;
+        node.value += v;
+        v
+    }
+
+    #[test]
+    fn batch_of_one_without_virtual_loss_matches_the_plain_algorithm() {
+        let mut game = ConnectFour::default();
+        game.play_text("4").unwrap();
+        let config = MctsConfig {
+            simulations: 400,
+            batch: 1,
+            virtual_loss: 0.0,
+            c_puct: 1.3,
+            ..MctsConfig::default()
+        };
+        let mut root = RefNode {
+            mv: None,
+            prior: 1.0,
+            visits: 0,
+            value: 0.0,
+            children: Vec::new(),
+            terminal: None,
+        };
+        for _ in 0..=config.simulations {
+            ref_simulate(&mut root, &mut game.clone(), config.c_puct);
+        }
+        for batch in [1, 8] {
+            let result =
+                Mcts::new(game.clone(), MctsConfig { batch, ..config }).search(&mut HashEvaluator);
+            assert_eq!(result.root_visits, root.visits);
+            for ch in &root.children {
+                let mine = result
+                    .children
+                    .iter()
+                    .find(|c| Some(c.action) == ch.mv)
+                    .unwrap();
+                assert_eq!(mine.visits, ch.visits, "batch {batch}");
+                let q = if ch.visits == 0 {
+                    0.0
+                } else {
+                    ch.value / ch.visits as f32
+                };
+                assert!((mine.q - q).abs() < 1e-5);
+            }
+        }
+    }
+
+    #[test]
+    fn many_searches_in_one_batch_equal_the_searches_alone() {
+        let config = MctsConfig {
+            simulations: 200,
+            batch: 8,
+            ..MctsConfig::default()
+        };
+        let games: Vec<ConnectFour> = ["", "4", "44", "3", "445"]
+            .iter()
+            .map(|m| {
+                let mut g = ConnectFour::default();
+                for c in m.chars() {
+                    g.play_text(&c.to_string()).unwrap();
+                }
+                g
+            })
+            .collect();
+        let mut trees: Vec<Mcts<ConnectFour>> =
+            games.iter().map(|g| Mcts::new(g.clone(), config)).collect();
+        search_many(&mut trees, &mut HashEvaluator);
+        for (tree, g) in trees.iter().zip(&games) {
+            let alone = Mcts::new(g.clone(), config).search(&mut HashEvaluator);
+            let together = tree.result();
+            assert_eq!(alone.children, together.children);
+            let visits: u32 = together.children.iter().map(|c| c.visits).sum();
+            assert_eq!(visits as usize, config.simulations);
+        }
+    }
+
+    #[test]
+    fn same_seed_same_search_and_noise_changes_it() {
+        let base = MctsConfig {
+            simulations: 300,
+            dirichlet_total: 10.0,
+            seed: 5,
+            ..MctsConfig::default()
+        };
+        let run = |config: MctsConfig| {
+            Mcts::new(TicTacToe::new(), config)
+                .search(&mut RolloutEvaluator::new(1, 3))
+                .children
+        };
+        assert_eq!(run(base), run(base));
+        assert_ne!(run(base), run(MctsConfig { seed: 6, ..base }));
+    }
+
+    #[test]
+    fn tree_reuse_keeps_the_subtree_and_rejects_illegal_moves() {
+        let config = MctsConfig {
+            simulations: 500,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(TicTacToe::new(), config);
+        let result = tree.search(&mut HashEvaluator);
+        let best = result.children[0].clone();
+        tree.play(best.mv).unwrap();
+        assert_eq!(tree.result().root_visits, best.visits);
+        assert!(tree.play(best.mv).is_err(), "the cell is taken");
+        assert_eq!(
+            tree.result().root_visits,
+            best.visits,
+            "unchanged after an error"
+        );
+        let again = tree.search(&mut HashEvaluator);
+        assert_eq!(
+            again.root_visits as usize,
+            best.visits as usize + config.simulations
+        );
+    }
+
+    #[test]
+    fn terminal_root_has_no_moves_and_wins_in_one_are_taken() {
+        let mut g = TicTacToe::new();
+        for m in ["1", "4", "2", "5", "3"] {
+            g.play_text(m).unwrap();
+        }
+        let result = Mcts::new(g, MctsConfig::default()).search(&mut HashEvaluator);
+        assert!(result.children.is_empty() && result.best().is_none());
+        let mut g = TicTacToe::new();
+        for m in ["1", "4", "2", "5"] {
+            g.play_text(m).unwrap();
+        }
+        let config = MctsConfig {
+            simulations: 50,
+            ..MctsConfig::default()
+        };
+        let result = Mcts::new(g.clone(), config).search(&mut HashEvaluator);
+        assert_eq!(g.format_move(result.best().unwrap()), "3");
+    }
+
+    #[test]
+    fn temperature_and_visit_distribution() {
+        let result = Mcts::new(
+            TicTacToe::new(),
+            MctsConfig {
+                simulations: 100,
+                ..MctsConfig::default()
+            },
+        )
+        .search(&mut HashEvaluator);
+        let dist = result.visit_distribution(9);
+        assert!((dist.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(result.choose(0.0, &mut rng), result.best());
+        let picks: std::collections::HashSet<_> =
+            (0..200).map(|_| result.choose(1.0, &mut rng)).collect();
+        assert!(picks.len() > 1);
+    }
+}
