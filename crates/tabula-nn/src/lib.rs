@@ -9,8 +9,12 @@
 
 pub mod arch;
 pub mod error;
+pub mod infer;
 pub mod model;
+pub mod weights;
 
 pub use arch::Architecture;
 pub use error::NnError;
+pub use infer::{Network, Scratch};
 pub use model::PolicyValueNet;
+pub use weights::WeightFile;

@@ -1,0 +1,457 @@
+//! The forward pass used by search: im2col + SGEMM on the CPU, single-threaded.
+//!
+//! Batch norm is folded into the convolutions when the weights are loaded, so a layer is
+//! one matrix product plus bias and ReLU. Activations are laid out channel-major over the
+//! whole batch (`[channels][batch · board]`), so each convolution is a single GEMM
+//! `W[out][in·9] × columns[in·9][batch · board]`. One [`Network`] (read-only, shareable)
+//! serves any number of threads, each with its own [`Scratch`]; batches of 8–16 keep
+//! the scratch in cache.
+
+use crate::arch::{Architecture, BN_EPSILON};
+use crate::weights::WeightFile;
+use crate::NnError;
+
+/// A convolution with batch norm folded in: `w` is `[out][in · k · k]`.
+#[derive(Clone, Debug)]
+struct Conv {
+    inputs: usize,
+    outputs: usize,
+    kernel: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+/// A linear layer: `w` is `[in][out]` (burn's layout).
+#[derive(Clone, Debug)]
+struct Dense {
+    inputs: usize,
+    outputs: usize,
+    w: Vec<f32>,
+    b: Vec<f32>,
+}
+
+/// A network ready for inference.
+#[derive(Clone, Debug)]
+pub struct Network {
+    arch: Architecture,
+    stem: Conv,
+    blocks: Vec<(Conv, Conv)>,
+    policy_conv: Conv,
+    policy_fc: Dense,
+    value_conv: Conv,
+    value_fc1: Dense,
+    value_fc2: Dense,
+}
+
+/// Per-thread working memory of [`Network::forward`].
+#[derive(Default, Debug)]
+pub struct Scratch {
+    x: Vec<f32>,
+    y: Vec<f32>,
+    t: Vec<f32>,
+    cols: Vec<f32>,
+    flat: Vec<f32>,
+    hidden: Vec<f32>,
+}
+
+/// `c = a · b (+ c if accumulate)`, all row-major and contiguous: `a` is m×k, `b` k×n,
+/// `c` m×n.
+pub fn gemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], accumulate: bool) {
+    assert!(a.len() >= m * k && b.len() >= k * n && c.len() >= m * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    let beta = if accumulate { 1.0 } else { 0.0 };
+    // SAFETY: sgemm reads a[i·k + j] (i < m, j < k) and b[i·n + j] (i < k, j < n) and
+    // writes c[i·n + j] (i < m, j < n) through the given row strides and unit column
+    // strides; the assertion above puts every such index inside its slice. `c` is a
+    // unique borrow, so it aliases neither `a` nor `b`. With beta = 0 sgemm does not
+    // read c's old contents, so uninitialised-looking data there is harmless (it is
+    // initialised f32 anyway).
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            k as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            beta,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+}
+
+fn fold(file: &WeightFile, prefix: &str) -> Result<Conv, NnError> {
+    let w = file.tensor(&format!("{prefix}.conv.weight"))?;
+    let [outputs, inputs, kh, kw] = <[usize; 4]>::try_from(w.shape.as_slice())
+        .map_err(|_| NnError::Mismatch(format!("{prefix}.conv.weight is not 4-D")))?;
+    if kh != kw {
+        return Err(NnError::Mismatch(format!("{prefix}: non-square kernel")));
+    }
+    let get = |name: &str| -> Result<&[f32], NnError> {
+        let t = file.tensor(&format!("{prefix}.bn.{name}"))?;
+        if t.data.len() != outputs {
+            return Err(NnError::Mismatch(format!(
+                "{prefix}.bn.{name} has the wrong length"
+            )));
+        }
+        Ok(&t.data)
+    };
+    let (gamma, beta, mean, var) = (
+        get("gamma")?,
+        get("beta")?,
+        get("running_mean")?,
+        get("running_var")?,
+    );
+    let per_out = inputs * kh * kw;
+    let mut folded = w.data.clone();
+    let mut bias = vec![0.0; outputs];
+    for o in 0..outputs {
+        let scale = gamma[o] / (var[o] + BN_EPSILON as f32).sqrt();
+        for x in &mut folded[o * per_out..(o + 1) * per_out] {
+            *x *= scale;
+        }
+        bias[o] = beta[o] - mean[o] * scale;
+    }
+    Ok(Conv {
+        inputs,
+        outputs,
+        kernel: kh,
+        w: folded,
+        b: bias,
+    })
+}
+
+fn dense(file: &WeightFile, prefix: &str) -> Result<Dense, NnError> {
+    let w = file.tensor(&format!("{prefix}.weight"))?;
+    let [inputs, outputs] = <[usize; 2]>::try_from(w.shape.as_slice())
+        .map_err(|_| NnError::Mismatch(format!("{prefix}.weight is not 2-D")))?;
+    let b = file
+        .tensor(&format!("{prefix}.bias"))
+        .map(|t| t.data.clone())
+        .unwrap_or_else(|_| vec![0.0; outputs]);
+    if b.len() != outputs {
+        return Err(NnError::Mismatch(format!(
+            "{prefix}.bias has the wrong length"
+        )));
+    }
+    Ok(Dense {
+        inputs,
+        outputs,
+        w: w.data.clone(),
+        b,
+    })
+}
+
+impl Network {
+    /// Builds the inference network from a weight file.
+    pub fn from_weights(file: &WeightFile) -> Result<Network, NnError> {
+        let arch = file.arch.clone();
+        let net = Network {
+            stem: fold(file, "stem")?,
+            blocks: (0..arch.blocks)
+                .map(|i| {
+                    Ok((
+                        fold(file, &format!("blocks.{i}.first"))?,
+                        fold(file, &format!("blocks.{i}.second"))?,
+                    ))
+                })
+                .collect::<Result<_, NnError>>()?,
+            policy_conv: fold(file, "policy_conv")?,
+            policy_fc: dense(file, "policy_fc")?,
+            value_conv: fold(file, "value_conv")?,
+            value_fc1: dense(file, "value_fc1")?,
+            value_fc2: dense(file, "value_fc2")?,
+            arch,
+        };
+        let a = &net.arch;
+        let ok = net.stem.inputs == a.planes
+            && net.stem.outputs == a.channels
+            && net.policy_fc.inputs == a.policy_channels * a.area()
+            && net.policy_fc.outputs == a.actions
+            && net.value_fc1.inputs == a.value_channels * a.area()
+            && net.value_fc2.outputs == 1;
+        if !ok {
+            return Err(NnError::Mismatch(
+                "tensor shapes disagree with the architecture".into(),
+            ));
+        }
+        Ok(net)
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> &Architecture {
+        &self.arch
+    }
+
+    /// Runs `batch` positions. `input` holds `batch` encodings (`[planes][height][width]`
+    /// each, as [`tabula_core::Game::encode`] writes them); `logits` receives `batch ×
+    /// actions` policy logits and `values` `batch` values in [-1, 1].
+    pub fn forward(
+        &self,
+        input: &[f32],
+        batch: usize,
+        scratch: &mut Scratch,
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+    ) {
+        let a = &self.arch;
+        let area = a.area();
+        let n = batch * area;
+        assert_eq!(input.len(), batch * a.planes * area, "input size");
+        // [batch][planes][area] -> [planes][batch · area]
+        scratch.x.resize(a.planes * n, 0.0);
+        for b in 0..batch {
+            for p in 0..a.planes {
+                let src = &input[(b * a.planes + p) * area..][..area];
+                scratch.x[p * n + b * area..][..area].copy_from_slice(src);
+            }
+        }
+        let Scratch {
+            x,
+            y,
+            t,
+            cols,
+            flat,
+            hidden,
+        } = scratch;
+        self.conv(&self.stem, x, y, cols, batch, None);
+        std::mem::swap(x, y);
+        for (first, second) in &self.blocks {
+            self.conv(first, x, t, cols, batch, None);
+            self.conv(second, t, y, cols, batch, Some(x));
+            std::mem::swap(x, y);
+        }
+        // Policy head.
+        self.conv(&self.policy_conv, x, y, cols, batch, None);
+        flatten(y, a.policy_channels, batch, area, flat);
+        logits.resize(batch * a.actions, 0.0);
+        self.linear(&self.policy_fc, flat, batch, logits, false);
+        // Value head.
+        self.conv(&self.value_conv, x, y, cols, batch, None);
+        flatten(y, a.value_channels, batch, area, flat);
+        hidden.resize(batch * a.value_hidden, 0.0);
+        self.linear(&self.value_fc1, flat, batch, hidden, true);
+        values.resize(batch, 0.0);
+        self.linear(&self.value_fc2, hidden, batch, values, false);
+        for v in values.iter_mut() {
+            *v = v.tanh();
+        }
+    }
+
+    /// `out = relu(conv(x) + bias (+ skip))` over the whole batch.
+    fn conv(
+        &self,
+        conv: &Conv,
+        x: &[f32],
+        out: &mut Vec<f32>,
+        cols: &mut Vec<f32>,
+        batch: usize,
+        skip: Option<&[f32]>,
+    ) {
+        let (h, w) = (self.arch.height, self.arch.width);
+        let area = h * w;
+        let n = batch * area;
+        out.resize(conv.outputs * n, 0.0);
+        for (o, row) in out.chunks_exact_mut(n).enumerate() {
+            row.fill(conv.b[o]);
+            if let Some(s) = skip {
+                for (r, s) in row.iter_mut().zip(&s[o * n..(o + 1) * n]) {
+                    *r += s;
+                }
+            }
+        }
+        let k = conv.inputs * conv.kernel * conv.kernel;
+        if conv.kernel == 1 {
+            gemm(
+                conv.outputs,
+                conv.inputs,
+                n,
+                &conv.w,
+                &x[..conv.inputs * n],
+                out,
+                true,
+            );
+        } else {
+            im2col3(x, conv.inputs, batch, h, w, cols);
+            gemm(conv.outputs, k, n, &conv.w, cols, out, true);
+        }
+        for v in out.iter_mut() {
+            *v = v.max(0.0);
+        }
+    }
+
+    fn linear(&self, layer: &Dense, x: &[f32], batch: usize, out: &mut [f32], relu: bool) {
+        for row in out.chunks_exact_mut(layer.outputs).take(batch) {
+            row.copy_from_slice(&layer.b);
+        }
+        gemm(batch, layer.inputs, layer.outputs, x, &layer.w, out, true);
+        if relu {
+            for v in out.iter_mut() {
+                *v = v.max(0.0);
+            }
+        }
+    }
+}
+
+/// `[channels][batch · area]` -> `[batch][channels · area]` (burn's flatten order).
+fn flatten(x: &[f32], channels: usize, batch: usize, area: usize, out: &mut Vec<f32>) {
+    let n = batch * area;
+    out.resize(batch * channels * area, 0.0);
+    for b in 0..batch {
+        for c in 0..channels {
+            out[(b * channels + c) * area..][..area]
+                .copy_from_slice(&x[c * n + b * area..][..area]);
+        }
+    }
+}
+
+/// Columns of a 3x3, padding-1 convolution: `cols[c·9 + ky·3 + kx][b·area + y·w + x]`.
+fn im2col3(x: &[f32], channels: usize, batch: usize, h: usize, w: usize, cols: &mut Vec<f32>) {
+    let area = h * w;
+    let n = batch * area;
+    cols.resize(channels * 9 * n, 0.0);
+    for c in 0..channels {
+        for ky in 0..3 {
+            for kx in 0..3 {
+                let row = &mut cols[((c * 9) + ky * 3 + kx) * n..][..n];
+                for b in 0..batch {
+                    let src = &x[c * n + b * area..][..area];
+                    let dst = &mut row[b * area..][..area];
+                    for y in 0..h {
+                        let sy = y as isize + ky as isize - 1;
+                        let d = &mut dst[y * w..][..w];
+                        if sy < 0 || sy >= h as isize {
+                            d.fill(0.0);
+                            continue;
+                        }
+                        let s = &src[sy as usize * w..][..w];
+                        // x + kx - 1 in range: a shifted copy with a zero at one edge.
+                        match kx {
+                            0 => {
+                                d[0] = 0.0;
+                                d[1..].copy_from_slice(&s[..w - 1]);
+                            }
+                            1 => d.copy_from_slice(s),
+                            _ => {
+                                d[..w - 1].copy_from_slice(&s[1..]);
+                                d[w - 1] = 0.0;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PolicyValueNet;
+    use burn::tensor::{Device, Tensor, TensorData};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use tabula_core::{ConnectFour, Game, Go, TicTacToe};
+
+    #[test]
+    fn gemm_matches_the_definition() {
+        let (m, k, n) = (5, 7, 3);
+        let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+        let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.5).collect();
+        let mut c = vec![1.0; m * n];
+        gemm(m, k, n, &a, &b, &mut c, true);
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = 1.0 + (0..k).map(|t| a[i * k + t] * b[t * n + j]).sum::<f32>();
+                assert!((c[i * n + j] - want).abs() < 1e-5);
+            }
+        }
+    }
+
+    /// Random weights (batch-norm statistics included, so the folding is exercised).
+    fn randomised(file: &mut WeightFile, seed: u64) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for t in &mut file.tensors {
+            let var = t.name.ends_with("running_var");
+            for x in &mut t.data {
+                *x = if var {
+                    rng.random_range(0.5..2.0)
+                } else {
+                    rng.random_range(-0.3..0.3)
+                };
+            }
+        }
+    }
+
+    fn agree_with_burn<G: Game>(game: G, size: &str) {
+        let arch = crate::Architecture::preset(&game, size).unwrap();
+        let device = Device::default();
+        let model = PolicyValueNet::new(&arch, &device);
+        let mut file = WeightFile::from_model(&model, &arch, &game.name());
+        randomised(&mut file, 3);
+        let model = file.to_model(&device).unwrap();
+        let net = Network::from_weights(&file).unwrap();
+        let batch = 5;
+        let per = arch.planes * arch.area();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let input: Vec<f32> = (0..batch * per)
+            .map(|_| rng.random_range(-1.0..1.0))
+            .collect();
+        let x = Tensor::<4>::from_data(
+            TensorData::new(input.clone(), [batch, arch.planes, arch.height, arch.width]),
+            &device,
+        );
+        let (p, v) = model.forward(x);
+        let p = p.into_data().try_to_vec::<f32>().unwrap();
+        let v = v.into_data().try_to_vec::<f32>().unwrap();
+        let (mut logits, mut values) = (Vec::new(), Vec::new());
+        net.forward(
+            &input,
+            batch,
+            &mut Scratch::default(),
+            &mut logits,
+            &mut values,
+        );
+        let worst = p
+            .iter()
+            .zip(&logits)
+            .chain(v.iter().zip(&values))
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        assert!(
+            worst < 1e-4,
+            "{} {size}: max difference {worst}",
+            game.name()
+        );
+        // One position at a time gives the same answers as the batch.
+        for b in 0..batch {
+            let (mut l1, mut v1) = (Vec::new(), Vec::new());
+            net.forward(
+                &input[b * per..(b + 1) * per],
+                1,
+                &mut Scratch::default(),
+                &mut l1,
+                &mut v1,
+            );
+            for (x, y) in l1.iter().zip(&logits[b * arch.actions..]) {
+                assert!((x - y).abs() < 1e-5);
+            }
+            assert!((v1[0] - values[b]).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn forward_agrees_with_burn_to_1e4() {
+        agree_with_burn(TicTacToe::new(), "seed");
+        agree_with_burn(ConnectFour::default(), "2x32");
+        agree_with_burn(Go::new(9, Default::default()).unwrap(), "2x16");
+    }
+}
