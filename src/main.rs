@@ -3,8 +3,10 @@
 //! Each subcommand lives in its own module; they call the library crates and own only
 //! input, output and error reporting.
 
+mod analyze;
 mod bench;
 mod book;
+mod evaluators;
 mod gtp;
 mod matches;
 mod mines;
@@ -26,8 +28,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Play a game in the terminal against the perfect player.
+    /// Play a game in the terminal against the perfect player or MCTS.
     Play(play::PlayArgs),
+    /// Run MCTS on a position and show root visits and the top moves (seed 000's table).
+    Analyze(analyze::AnalyzeArgs),
     /// Solve Connect Four positions given as move strings (Pascal Pons' format).
     Solve(solve::SolveArgs),
     /// Count move sequences and distinct positions by ply (checks a game's rules).
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Play(a) => play::run(a),
+        Command::Analyze(a) => analyze::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),

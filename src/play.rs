@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use tabula_core::registry::{self, GameVisitor};
 use tabula_core::{ConnectFour, Game, Outcome, Player};
-use tabula_search::agent::{Agent, NegamaxAgent, SolverAgent};
+use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent, SolverAgent};
 
 /// Which side the person plays.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -19,17 +19,34 @@ pub enum Side {
     Second,
 }
 
-/// Play in the terminal against the perfect player.
+/// Which AI plays against you.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Opponent {
+    /// Exact search: the Connect Four solver or exhaustive negamax (not for Go).
+    Perfect,
+    /// Monte-Carlo tree search guided by a network (`--model`).
+    Mcts,
+}
+
+/// Play in the terminal against the perfect player or MCTS.
 ///
 /// Type a move when asked (tic-tac-toe: the cell's number as drawn; Connect Four: the
-/// column number), `help` for help, `quit` to stop.
+/// column number; Go: a point such as D4, or pass), `help` for help, `quit` to stop.
 #[derive(Args)]
 pub struct PlayArgs {
-    /// The game: tictactoe, connect4 or connect4:WxH.
+    /// The game: tictactoe, connect4[:WxH], go[:N] or mini-go (Go needs --player mcts).
     game: String,
     /// Which side you play.
     #[arg(long, value_enum, default_value = "first")]
     you: Side,
+    /// The AI: perfect (exact search) or mcts (network-guided search).
+    #[arg(long, value_enum, default_value = "perfect")]
+    player: Opponent,
+    #[arg(long, help = crate::evaluators::MODEL_HELP)]
+    model: Option<String>,
+    /// Simulations per move of the MCTS player.
+    #[arg(long, default_value_t = 800)]
+    sims: usize,
     /// Transposition table of the Connect Four solver, in MiB.
     #[arg(long, default_value_t = 256)]
     table_mb: usize,
@@ -62,22 +79,35 @@ fn side_name(p: Player) -> &'static str {
 struct Play {
     you: Player,
     table_mb: usize,
+    player: Opponent,
+    model: Option<String>,
+    sims: usize,
 }
 
 impl GameVisitor for Play {
     type Output = Result<()>;
 
     fn visit<G: Game>(self, mut game: G) -> Result<()> {
-        if game.name().starts_with("go:") || game.name() == "mini-go" {
+        let is_go = game.name().starts_with("go") || game.name() == "mini-go";
+        if is_go && self.player == Opponent::Perfect {
             anyhow::bail!(
-                "{} has no opponent here yet: exhaustive search cannot play Go (a Monte-Carlo player and a GTP engine are planned)",
+                "exhaustive search cannot play {}: use --player mcts (or `tabula gtp` with a Go GUI)",
                 game.name()
             );
         }
         let stdin = io::stdin();
         let mut lines = stdin.lock().lines();
         let mut out = io::stdout();
-        let mut ai = perfect_agent(&game, self.table_mb);
+        let mut ai = match self.player {
+            Opponent::Perfect => perfect_agent(&game, self.table_mb),
+            Opponent::Mcts => {
+                let (evaluator, label) =
+                    crate::evaluators::evaluator(self.model.as_deref(), &game, 42)?;
+                writeln!(out, "MCTS evaluator: {label}")?;
+                let config = crate::evaluators::mcts_config(self.sims, 2.0, 42);
+                Box::new(MctsAgent::new(config, evaluator, "MCTS")) as Box<dyn Agent<G>>
+            }
+        };
         writeln!(
             out,
             "{}: you play {} against the {} player. Type a move, 'help' or 'quit'.",
@@ -123,7 +153,8 @@ impl GameVisitor for Play {
                     writeln!(out, "{e}. Try again ('help' lists the legal moves).")?;
                 }
             } else {
-                if game.ply() < 12 && game.name() == "connect4" {
+                if game.ply() < 12 && game.name() == "connect4" && self.player == Opponent::Perfect
+                {
                     writeln!(
                         out,
                         "AI is thinking (early 7x6 positions can take a minute to prove)..."
@@ -156,6 +187,9 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
         Play {
             you,
             table_mb: args.table_mb,
+            player: args.player,
+            model: args.model,
+            sims: args.sims,
         },
     )??;
     Ok(ExitCode::SUCCESS)

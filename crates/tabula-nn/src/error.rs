@@ -20,11 +20,12 @@ pub enum NnError {
         reason: String,
     },
     /// An I/O error.
-    #[error("{path}: {source}")]
+    #[error("cannot read or write {path}")]
     Io {
         /// The file.
         path: String,
         /// The underlying error.
+        #[source]
         source: std::io::Error,
     },
 }

@@ -9,12 +9,16 @@
 
 pub mod arch;
 pub mod error;
+pub mod evaluator;
 pub mod infer;
 pub mod model;
+pub mod train;
 pub mod weights;
 
 pub use arch::Architecture;
 pub use error::NnError;
+pub use evaluator::NetworkEvaluator;
 pub use infer::{Network, Scratch};
 pub use model::PolicyValueNet;
+pub use train::{Batch, Losses, TrainConfig, Trainer};
 pub use weights::WeightFile;

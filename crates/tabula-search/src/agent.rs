@@ -162,3 +162,74 @@ mod tests {
         assert_eq!(c.evaluation, "win in 4 moves (score 1)");
     }
 }
+
+/// PUCT Monte-Carlo search with any evaluator (a network, rollouts, uniform priors),
+/// reusing its tree from move to move.
+pub struct MctsAgent<G: Game> {
+    tree: Option<crate::mcts::Mcts<G>>,
+    config: crate::mcts::MctsConfig,
+    evaluator: Box<dyn crate::evaluator::Evaluator<G>>,
+    label: String,
+}
+
+impl<G: Game> MctsAgent<G> {
+    /// An agent searching with `config` and `evaluator`, called `label` (e.g. "mcts(net)").
+    pub fn new(
+        config: crate::mcts::MctsConfig,
+        evaluator: Box<dyn crate::evaluator::Evaluator<G>>,
+        label: impl Into<String>,
+    ) -> Self {
+        MctsAgent {
+            tree: None,
+            config,
+            evaluator,
+            label: label.into(),
+        }
+    }
+
+    /// Searches `game` (reusing the tree when `game` is its root or one move below it)
+    /// and returns the statistics.
+    pub fn analyze(&mut self, game: &G) -> crate::mcts::MctsResult<G::Move> {
+        let hash = game.position_hash();
+        let reusable = self.tree.as_mut().is_some_and(|t| {
+            if t.game().position_hash() == hash && t.game().ply() == game.ply() {
+                return true;
+            }
+            let next = t.game().legal_moves().into_iter().find(|&mv| {
+                let mut g = t.game().clone();
+                g.play(mv);
+                g.position_hash() == hash && g.ply() == game.ply()
+            });
+            next.is_some_and(|mv| t.play(mv).is_ok())
+        });
+        if !reusable {
+            self.tree = Some(crate::mcts::Mcts::new(game.clone(), self.config));
+        }
+        let tree = self
+            .tree
+            .get_or_insert_with(|| crate::mcts::Mcts::new(game.clone(), self.config));
+        tree.search(&mut self.evaluator)
+    }
+}
+
+impl<G: Game> Agent<G> for MctsAgent<G> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&mut self, game: &G) -> Option<Choice<G::Move>> {
+        let result = self.analyze(game);
+        let mv = result.best()?;
+        let visits = result.children.first().map_or(0, |c| c.visits);
+        if let Some(t) = self.tree.as_mut() {
+            let _ = t.play(mv);
+        }
+        Some(Choice {
+            mv,
+            evaluation: format!(
+                "value {:+.2}, {} of {} visits",
+                result.value, visits, result.root_visits
+            ),
+        })
+    }
+}

@@ -1,0 +1,92 @@
+//! The network as an MCTS [`Evaluator`] for any game.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use tabula_core::Game;
+use tabula_search::{Evaluation, Evaluator};
+
+use crate::infer::{Network, Scratch};
+use crate::NnError;
+
+/// Evaluates positions with a [`Network`]: priors are the softmax of the legal moves'
+/// logits (illegal moves masked), the value is the value head's. Single-threaded; give
+/// each search thread its own (they can share the `Arc<Network>`).
+pub struct NetworkEvaluator<G> {
+    net: Arc<Network>,
+    scratch: Scratch,
+    input: Vec<f32>,
+    logits: Vec<f32>,
+    values: Vec<f32>,
+    max_batch: usize,
+    /// Positions evaluated so far.
+    pub positions: u64,
+    _game: PhantomData<fn(G)>,
+}
+
+impl<G: Game> NetworkEvaluator<G> {
+    /// An evaluator for `game`'s positions; fails if the network reads another encoding.
+    /// Batches larger than `max_batch` are split (8–16 keeps the scratch in cache).
+    pub fn new(net: Arc<Network>, game: &G, max_batch: usize) -> Result<Self, NnError> {
+        net.arch().check_game(game)?;
+        Ok(NetworkEvaluator {
+            net,
+            scratch: Scratch::default(),
+            input: Vec::new(),
+            logits: Vec::new(),
+            values: Vec::new(),
+            max_batch: max_batch.max(1),
+            positions: 0,
+            _game: PhantomData,
+        })
+    }
+
+    /// The network.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    /// Replaces the network (same architecture expected by the caller).
+    pub fn set_network(&mut self, net: Arc<Network>) {
+        self.net = net;
+    }
+}
+
+/// Softmax of `logits` restricted to `actions`.
+pub fn masked_softmax(logits: &[f32], actions: impl Iterator<Item = usize>) -> Vec<f32> {
+    let picked: Vec<f32> = actions.map(|a| logits[a]).collect();
+    let max = picked.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = picked.iter().map(|l| (l - max).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
+
+impl<G: Game> Evaluator<G> for NetworkEvaluator<G> {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        let arch = self.net.arch().clone();
+        let per = arch.planes * arch.area();
+        for chunk in positions.chunks(self.max_batch) {
+            self.input.clear();
+            self.input.resize(chunk.len() * per, 0.0);
+            for (g, x) in chunk.iter().zip(self.input.chunks_exact_mut(per)) {
+                g.encode(x);
+            }
+            self.net.forward(
+                &self.input,
+                chunk.len(),
+                &mut self.scratch,
+                &mut self.logits,
+                &mut self.values,
+            );
+            for (i, g) in chunk.iter().enumerate() {
+                let logits = &self.logits[i * arch.actions..(i + 1) * arch.actions];
+                let moves = g.legal_moves();
+                out.push(Evaluation {
+                    priors: masked_softmax(logits, moves.iter().map(|m| g.action_of(*m))),
+                    value: self.values[i],
+                });
+            }
+            self.positions += chunk.len() as u64;
+        }
+    }
+}

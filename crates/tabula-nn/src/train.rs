@@ -1,0 +1,428 @@
+//! One training step of the policy/value network with burn on the `flex` CPU backend
+//! (or CUDA behind the `cuda` feature).
+//!
+//! Loss = cross-entropy of the policy logits against the search's visit distribution
+//! + mean squared error of the value against the game result; weight decay is the
+//! optimiser's (an L2 term on every weight). Adam or SGD with momentum, with a step
+//! learning-rate schedule.
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::loss::cross_entropy_with_logits;
+use burn::tensor::Gradients;
+use burn::tensor::{Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+
+use crate::arch::Architecture;
+use crate::model::PolicyValueNet;
+use crate::weights::WeightFile;
+use crate::NnError;
+
+/// The optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptimizerKind {
+    /// Adam (default).
+    Adam,
+    /// SGD with momentum (AlphaZero's choice).
+    Sgd,
+}
+
+/// How the network is trained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainConfig {
+    /// Adam or SGD with momentum.
+    pub optimizer: OptimizerKind,
+    /// Learning rate at step 0.
+    pub learning_rate: f64,
+    /// Multiply the learning rate by `lr_decay` every `lr_decay_steps` steps (0: never).
+    pub lr_decay_steps: u64,
+    /// The decay factor of the schedule.
+    pub lr_decay: f64,
+    /// SGD momentum.
+    pub momentum: f64,
+    /// L2 weight decay.
+    pub weight_decay: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            optimizer: OptimizerKind::Adam,
+            learning_rate: 2e-3,
+            lr_decay_steps: 0,
+            lr_decay: 0.5,
+            momentum: 0.9,
+            weight_decay: 1e-4,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// The learning rate at `step`.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        match self.lr_decay_steps {
+            0 => self.learning_rate,
+            n => self.learning_rate * self.lr_decay.powi((step / n).min(1000) as i32),
+        }
+    }
+}
+
+/// A batch of training samples.
+#[derive(Clone, Debug, Default)]
+pub struct Batch {
+    /// Samples in the batch.
+    pub size: usize,
+    /// `size` encodings, `[planes][height][width]` each.
+    pub inputs: Vec<f32>,
+    /// `size` policy targets over the action space (each sums to 1).
+    pub policy: Vec<f32>,
+    /// `size` value targets in [-1, 1] for the side to move.
+    pub value: Vec<f32>,
+}
+
+/// The losses of one batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Losses {
+    /// Policy cross-entropy.
+    pub policy: f32,
+    /// Value mean squared error.
+    pub value: f32,
+}
+
+impl Losses {
+    /// Their sum (what is minimised, besides weight decay).
+    pub fn total(&self) -> f32 {
+        self.policy + self.value
+    }
+}
+
+/// The device training runs on: CUDA with the `cuda` feature, else the flex CPU
+/// backend; autodiff on.
+pub fn training_device() -> Device {
+    #[cfg(feature = "cuda")]
+    {
+        Device::cuda(0usize).autodiff()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Device::flex().autodiff()
+    }
+}
+
+/// A network being trained, with its optimiser.
+pub struct Trainer {
+    arch: Architecture,
+    game: String,
+    model: PolicyValueNet,
+    optimizer: ModuleOptimizer,
+    device: Device,
+    config: TrainConfig,
+    steps: u64,
+}
+
+impl Trainer {
+    /// A fresh network of shape `arch` for `game`, initialised from `seed`.
+    pub fn new(arch: &Architecture, game: &str, config: TrainConfig, seed: u64) -> Trainer {
+        let device = training_device();
+        device.seed(seed);
+        let model = PolicyValueNet::new(arch, &device);
+        Self::with_model(model, arch, game, config, device)
+    }
+
+    /// Continues training the weights in `file`.
+    pub fn from_weights(file: &WeightFile, config: TrainConfig) -> Result<Trainer, NnError> {
+        let device = training_device();
+        let model = file.to_model(&device)?;
+        let mut t = Self::with_model(model, &file.arch, &file.game, config, device);
+        t.steps = file
+            .extra
+            .get("steps")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        Ok(t)
+    }
+
+    fn with_model(
+        model: PolicyValueNet,
+        arch: &Architecture,
+        game: &str,
+        config: TrainConfig,
+        device: Device,
+    ) -> Trainer {
+        let optimizer = build_optimizer(&config);
+        Trainer {
+            arch: arch.clone(),
+            game: game.to_string(),
+            model,
+            optimizer,
+            device,
+            config,
+            steps: 0,
+        }
+    }
+
+    /// Training steps taken (carried across weight files).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The architecture.
+    pub fn arch(&self) -> &Architecture {
+        &self.arch
+    }
+
+    /// The current weights (with the step count in the metadata).
+    pub fn weights(&self) -> WeightFile {
+        let mut file = WeightFile::from_model(&self.model.valid(), &self.arch, &self.game);
+        file.extra.insert("steps".into(), self.steps.to_string());
+        file
+    }
+
+    fn tensors(&self, batch: &Batch) -> Result<(Tensor<4>, Tensor<2>, Tensor<2>), NnError> {
+        let a = &self.arch;
+        let n = batch.size;
+        if n == 0
+            || batch.inputs.len() != n * a.planes * a.area()
+            || batch.policy.len() != n * a.actions
+            || batch.value.len() != n
+        {
+            return Err(NnError::Mismatch(format!(
+                "batch of {n} does not fit the network's shapes"
+            )));
+        }
+        let x = Tensor::<4>::from_data(
+            TensorData::new(batch.inputs.clone(), [n, a.planes, a.height, a.width]),
+            &self.device,
+        );
+        let p = Tensor::<2>::from_data(
+            TensorData::new(batch.policy.clone(), [n, a.actions]),
+            &self.device,
+        );
+        let z = Tensor::<2>::from_data(TensorData::new(batch.value.clone(), [n, 1]), &self.device);
+        Ok((x, p, z))
+    }
+
+    fn loss_tensors(&self, batch: &Batch) -> Result<(Tensor<1>, Tensor<1>), NnError> {
+        let (x, p, z) = self.tensors(batch)?;
+        let (logits, value) = self.model.forward(x);
+        let policy_loss = cross_entropy_with_logits(logits, p);
+        let diff = value - z;
+        let value_loss = (diff.clone() * diff).mean();
+        Ok((policy_loss, value_loss))
+    }
+
+    /// One optimiser step on `batch`; returns the batch's losses before the step.
+    pub fn step(&mut self, batch: &Batch) -> Result<Losses, NnError> {
+        let (pl, vl) = self.loss_tensors(batch)?;
+        let losses = Losses {
+            policy: scalar(&pl),
+            value: scalar(&vl),
+        };
+        let grads = (pl + vl).backward();
+        let grads = GradientsParams::from_grads(grads, &self.model);
+        let lr = self.config.learning_rate_at(self.steps);
+        let model = std::mem::replace(
+            &mut self.model,
+            PolicyValueNet::new(&self.arch, &self.device),
+        );
+        self.model = self.optimizer.step(lr, model, grads);
+        self.steps += 1;
+        Ok(losses)
+    }
+
+    /// The losses on `batch` (training-mode batch norm) and the gradient of their sum
+    /// with respect to every named tensor, without changing the network.
+    pub fn gradients(&self, batch: &Batch) -> Result<(Losses, Vec<(String, Vec<f32>)>), NnError> {
+        let (pl, vl) = self.loss_tensors(batch)?;
+        let losses = Losses {
+            policy: scalar(&pl),
+            value: scalar(&vl),
+        };
+        let grads = (pl + vl).backward();
+        let mut c = GradCollector {
+            path: Vec::new(),
+            grads: &grads,
+            out: Vec::new(),
+        };
+        self.model.visit(&mut c);
+        Ok((losses, c.out))
+    }
+
+    /// Replaces the weights (e.g. to probe the loss around a point).
+    pub fn set_weights(&mut self, file: &WeightFile) -> Result<(), NnError> {
+        let model = std::mem::replace(
+            &mut self.model,
+            PolicyValueNet::new(&self.arch, &self.device),
+        );
+        self.model = file.load_into(model, &self.device)?;
+        Ok(())
+    }
+}
+
+fn scalar(t: &Tensor<1>) -> f32 {
+    t.to_data()
+        .try_to_vec::<f32>()
+        .ok()
+        .and_then(|v| v.first().copied())
+        .unwrap_or(f32::NAN)
+}
+
+fn build_optimizer(config: &TrainConfig) -> ModuleOptimizer {
+    let decay =
+        (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
+    match config.optimizer {
+        OptimizerKind::Adam => AdamConfig::new().with_weight_decay(decay).init(),
+        OptimizerKind::Sgd => SgdConfig::new()
+            .with_weight_decay(decay)
+            .with_momentum(Some(
+                MomentumConfig::new()
+                    .with_momentum(config.momentum)
+                    .with_dampening(0.0),
+            ))
+            .init(),
+    }
+}
+
+struct GradCollector<'a> {
+    path: Vec<String>,
+    grads: &'a Gradients,
+    out: Vec<(String, Vec<f32>)>,
+}
+
+impl ModuleVisitor for GradCollector<'_> {
+    fn enter_module(&mut self, name: &str, _container: &str) {
+        self.path.push(name.to_string());
+    }
+    fn exit_module(&mut self, _name: &str, _container: &str) {
+        self.path.pop();
+    }
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        if let Some(g) = param.val().grad(self.grads) {
+            let data = g
+                .into_data()
+                .convert::<f32>()
+                .try_to_vec::<f32>()
+                .unwrap_or_default();
+            self.out.push((self.path.join("."), data));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use tabula_core::{Game, TicTacToe};
+
+    fn random_batch(arch: &Architecture, n: usize, seed: u64) -> Batch {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut games: Vec<TicTacToe> = Vec::new();
+        while games.len() < n {
+            let mut g = TicTacToe::new();
+            for _ in 0..rng.random_range(1..5) {
+                let moves = g.legal_moves();
+                g.play(moves[rng.random_range(0..moves.len())]);
+            }
+            if games.iter().all(|h| h.position_hash() != g.position_hash()) {
+                games.push(g);
+            }
+        }
+        let mut batch = Batch {
+            size: n,
+            ..Batch::default()
+        };
+        let per = arch.planes * arch.area();
+        for g in &games {
+            let mut x = vec![0.0; per];
+            g.encode(&mut x);
+            batch.inputs.extend(x);
+            let mut p: Vec<f32> = (0..arch.actions).map(|_| rng.random::<f32>()).collect();
+            let s: f32 = p.iter().sum();
+            p.iter_mut().for_each(|v| *v /= s);
+            batch.policy.extend(p);
+            batch.value.push(rng.random_range(-1.0..1.0));
+        }
+        batch
+    }
+
+    #[test]
+    fn gradients_match_finite_differences() {
+        let game = TicTacToe::new();
+        let arch = Architecture::for_game(&game, 1, 4);
+        let mut trainer = Trainer::new(&arch, "tictactoe", TrainConfig::default(), 1);
+        let batch = random_batch(&arch, 6, 2);
+        let (_, grads) = trainer.gradients(&batch).unwrap();
+        let base = trainer.weights();
+        let eps = 5e-3;
+        let mut checked = 0;
+        for (name, grad) in &grads {
+            // Batch-norm shifts right before a ReLU and the running statistics are skipped:
+            // the former are fine, the latter have no gradient.
+            for i in [0, grad.len() / 2, grad.len() - 1] {
+                let probe = |delta: f32, t: &mut Trainer| {
+                    let mut w = base.clone();
+                    let tensor = w.tensors.iter_mut().find(|t| &t.name == name).unwrap();
+                    tensor.data[i] += delta;
+                    t.set_weights(&w).unwrap();
+                    t.gradients(&batch).unwrap().0.total() as f64
+                };
+                let numeric =
+                    (probe(eps, &mut trainer) - probe(-eps, &mut trainer)) / (2.0 * eps as f64);
+                let analytic = grad[i] as f64;
+                let tol = 2e-3 + 0.05 * analytic.abs().max(numeric.abs());
+                assert!(
+                    (numeric - analytic).abs() < tol,
+                    "{name}[{i}]: backprop {analytic}, finite differences {numeric}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3 * 20, "{checked}");
+    }
+
+    #[test]
+    fn a_tiny_net_overfits_a_handful_of_positions() {
+        let game = TicTacToe::new();
+        let arch = Architecture::for_game(&game, 1, 16);
+        let config = TrainConfig {
+            learning_rate: 1e-2,
+            weight_decay: 0.0,
+            ..TrainConfig::default()
+        };
+        let mut trainer = Trainer::new(&arch, "tictactoe", config, 3);
+        let mut batch = random_batch(&arch, 8, 4);
+        // Sharp targets: one move each, so the reachable policy loss is near zero.
+        for (i, row) in batch.policy.chunks_mut(arch.actions).enumerate() {
+            row.iter_mut().for_each(|v| *v = 0.0);
+            row[i % arch.actions] = 1.0;
+        }
+        let first = trainer.step(&batch).unwrap();
+        let mut last = first;
+        for _ in 0..300 {
+            last = trainer.step(&batch).unwrap();
+        }
+        assert!(first.total() > 1.5, "{first:?}");
+        assert!(
+            last.policy < 0.1 && last.value < 0.02,
+            "{first:?} -> {last:?}"
+        );
+        assert_eq!(trainer.steps(), 301);
+        // SGD with momentum learns too.
+        let config = TrainConfig {
+            optimizer: OptimizerKind::Sgd,
+            learning_rate: 0.05,
+            ..TrainConfig::default()
+        };
+        let mut sgd = Trainer::new(&arch, "tictactoe", config, 3);
+        let start = sgd.step(&batch).unwrap();
+        for _ in 0..200 {
+            last = sgd.step(&batch).unwrap();
+        }
+        assert!(last.total() < start.total() * 0.3, "{start:?} -> {last:?}");
+    }
+}
