@@ -4,6 +4,7 @@
 //! input, output and error reporting.
 
 mod analyze;
+mod arena;
 mod bench;
 mod book;
 mod evaluators;
@@ -13,6 +14,7 @@ mod mines;
 mod perft;
 mod play;
 mod solve;
+mod train;
 
 use std::process::ExitCode;
 
@@ -32,6 +34,12 @@ enum Command {
     Play(play::PlayArgs),
     /// Run MCTS on a position and show root visits and the top moves (seed 000's table).
     Analyze(analyze::AnalyzeArgs),
+    /// Train a network from self-play (AlphaZero) in a resumable run directory.
+    Train(train::TrainArgs),
+    /// Draw a training run's learning curves as an SVG.
+    Plot(train::PlotArgs),
+    /// Match two players (minimax, solver, mcts with a model, random) and rate them.
+    Arena(arena::ArenaArgs),
     /// Solve Connect Four positions given as move strings (Pascal Pons' format).
     Solve(solve::SolveArgs),
     /// Count move sequences and distinct positions by ply (checks a game's rules).
@@ -60,6 +68,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Play(a) => play::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Train(a) => train::run(a),
+        Command::Plot(a) => train::plot(a),
+        Command::Arena(a) => arena::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Bench(a) => bench::run(a),

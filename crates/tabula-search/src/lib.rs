@@ -8,6 +8,7 @@
 //! the `Game` trait, except the Connect Four solver, which works on the bitboards.
 
 pub mod agent;
+pub mod arena;
 pub mod connect4_solver;
 pub mod evaluator;
 pub mod mcts;

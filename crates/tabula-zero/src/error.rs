@@ -1,0 +1,47 @@
+//! Errors of the training crate.
+
+use thiserror::Error;
+
+/// What can go wrong in a training run.
+#[derive(Debug, Error)]
+pub enum ZeroError {
+    /// A bad configuration file or value.
+    #[error("bad configuration: {0}")]
+    Config(String),
+    /// A run directory in an unexpected state.
+    #[error("run directory {dir}: {reason}")]
+    Run {
+        /// The directory.
+        dir: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A self-play record that cannot be read.
+    #[error("bad game record in {file}: {reason}")]
+    Record {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A network error.
+    #[error(transparent)]
+    Nn(#[from] tabula_nn::NnError),
+    /// An I/O error.
+    #[error("{path}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Wraps an I/O error with its path.
+pub fn io_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> ZeroError + '_ {
+    move |source| ZeroError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}

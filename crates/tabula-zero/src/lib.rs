@@ -1,0 +1,21 @@
+//! AlphaZero training for any Tabula game.
+//!
+//! - [`config`]: the run's TOML configuration with per-game defaults;
+//! - [`selfplay`]: games through the batched MCTS, many at once per thread;
+//! - [`records`]: the compressed game-record files;
+//! - [`replay`]: the replay window and symmetry-augmented batches;
+//! - [`accuracy`]: the share of optimal moves against an exact solver;
+//! - [`run`]: the loop over a resumable run directory, with metrics.
+
+pub mod accuracy;
+pub mod config;
+pub mod error;
+pub mod records;
+pub mod replay;
+pub mod run;
+pub mod selfplay;
+
+pub use accuracy::{Accuracy, EvalSet, TestPosition};
+pub use config::ZeroConfig;
+pub use error::ZeroError;
+pub use run::{Metrics, Progress, Run, RunState, Silent};

@@ -1,0 +1,585 @@
+//! A training run: the AlphaZero loop over a run directory that survives being killed.
+//!
+//! Layout of `DIR`:
+//! - `config.toml` — the run's configuration, written once;
+//! - `state.json` — iterations completed, best and latest checkpoints, totals (written last
+//!   in each iteration, atomically: the iteration is done when this file says so);
+//! - `checkpoints/iter-NNNN.safetensors` — the network after iteration N (0: initial);
+//! - `best.safetensors` — a copy of the network self-play uses;
+//! - `games/iter-NNNN.jsonl.gz` — the self-play games of iteration N ([`crate::records`]);
+//! - `metrics.csv` and `metrics.jsonl` — one row per iteration.
+//!
+//! Every file is written to a temporary name and renamed, so a crash leaves either the old
+//! or the new file. On restart, rows and files beyond the last completed iteration are
+//! discarded or reused (a finished self-play file is reused), so no iteration is lost or
+//! counted twice. The optimiser's moments are not saved; a resumed run restarts them.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use tabula_core::Game;
+use tabula_nn::{Architecture, Losses, Network, NetworkEvaluator, Trainer, WeightFile};
+use tabula_search::agent::MctsAgent;
+use tabula_search::arena::play_match;
+use tabula_search::{Evaluator, FirstPlayUrgency, MctsConfig};
+
+use crate::accuracy::{measure, Accuracy, EvalSet};
+use crate::config::ZeroConfig;
+use crate::error::io_err;
+use crate::records::{read_records, write_records};
+use crate::replay::ReplayBuffer;
+use crate::selfplay::{play_games, SelfPlayStats};
+use crate::ZeroError;
+
+/// What the run has done so far (`state.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Iterations completed.
+    pub iteration: usize,
+    /// The checkpoint self-play uses (relative to the run directory).
+    pub best: String,
+    /// The newest checkpoint.
+    pub latest: String,
+    /// Training steps taken.
+    pub steps: u64,
+    /// Self-play games played.
+    pub games: usize,
+    /// Wall time spent in completed iterations.
+    pub seconds: f64,
+}
+
+/// One row of the metrics.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// The iteration.
+    pub iteration: usize,
+    /// Total wall time at its end.
+    pub seconds: f64,
+    /// Self-play seconds of this iteration.
+    pub selfplay_seconds: f64,
+    /// Training seconds of this iteration.
+    pub train_seconds: f64,
+    /// Games so far.
+    pub games: usize,
+    /// Training steps so far.
+    pub steps: u64,
+    /// Positions in the replay buffer.
+    pub replay: usize,
+    /// Mean losses over the iteration's steps.
+    pub losses: Losses,
+    /// Mean entropy (nats) of the network's policy on replay positions.
+    pub policy_entropy: f64,
+    /// Self-play games per second.
+    pub games_per_s: f64,
+    /// This iteration's self-play.
+    pub selfplay: SelfPlayStats,
+    /// False resigns / would-be resigns in no-resign games (NaN when none).
+    pub false_resign_rate: f64,
+    /// Arena score of the new network against the best (gated runs).
+    pub gate_score: Option<f64>,
+    /// The new network became the best.
+    pub promoted: bool,
+    /// Accuracy against the solver (when measured).
+    pub accuracy: Option<Accuracy>,
+}
+
+/// Receives progress (the CLI draws bars from it).
+pub trait Progress: Sync {
+    /// A phase with `total` steps begins.
+    fn start(&self, phase: &str, total: u64);
+    /// One step of the phase is done.
+    fn tick(&self);
+    /// The phase is over.
+    fn finish(&self);
+    /// A line of news.
+    fn message(&self, line: &str);
+}
+
+/// Progress that goes nowhere.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &str, _: u64) {}
+    fn tick(&self) {}
+    fn finish(&self) {}
+    fn message(&self, _: &str) {}
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ZeroError> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+fn checkpoint_name(iteration: usize) -> String {
+    format!("checkpoints/iter-{iteration:04}.safetensors")
+}
+
+fn games_name(iteration: usize) -> String {
+    format!("games/iter-{iteration:04}.jsonl.gz")
+}
+
+const CSV_HEADER: &str = "iteration,seconds,selfplay_seconds,train_seconds,games,steps,replay,policy_loss,value_loss,policy_entropy,games_per_s,first_wins,second_wins,draws,resigned,false_resign_rate,gate_score,promoted,policy_optimal,policy_keeps,mcts_optimal,mcts_keeps";
+
+impl Metrics {
+    fn csv(&self) -> String {
+        let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:.4}"));
+        let acc = self.accuracy;
+        format!(
+            "{},{:.1},{:.1},{:.1},{},{},{},{:.4},{:.4},{:.4},{:.2},{},{},{},{},{},{},{},{},{},{},{}",
+            self.iteration,
+            self.seconds,
+            self.selfplay_seconds,
+            self.train_seconds,
+            self.games,
+            self.steps,
+            self.replay,
+            self.losses.policy,
+            self.losses.value,
+            self.policy_entropy,
+            self.games_per_s,
+            self.selfplay.first_wins,
+            self.selfplay.second_wins,
+            self.selfplay.draws,
+            self.selfplay.resigned,
+            if self.false_resign_rate.is_nan() { String::new() } else { format!("{:.3}", self.false_resign_rate) },
+            opt(self.gate_score),
+            self.promoted as u8,
+            opt(acc.map(|a| a.policy_optimal)),
+            opt(acc.map(|a| a.policy_keeps)),
+            opt(acc.map(|a| a.mcts_optimal)),
+            opt(acc.map(|a| a.mcts_keeps)),
+        )
+    }
+}
+
+/// Reads the metrics of a run (`metrics.jsonl`).
+pub fn read_metrics(dir: &Path) -> Result<Vec<Metrics>, ZeroError> {
+    let path = dir.join("metrics.jsonl");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(&path)(e)),
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).map_err(|e| ZeroError::Run {
+                dir: dir.display().to_string(),
+                reason: format!("bad metrics line: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// Reads `state.json`.
+pub fn read_state(dir: &Path) -> Result<RunState, ZeroError> {
+    let path = dir.join("state.json");
+    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    serde_json::from_str(&text).map_err(|e| ZeroError::Run {
+        dir: dir.display().to_string(),
+        reason: format!("bad state.json: {e}"),
+    })
+}
+
+/// The configuration stored in a run directory, if the run exists.
+pub fn stored_config(dir: &Path, game: &str) -> Result<Option<ZeroConfig>, ZeroError> {
+    let path = dir.join("config.toml");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => ZeroConfig::from_toml(&text, game).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_err(&path)(e)),
+    }
+}
+
+/// A run directory being trained.
+pub struct Run<'a, G: Game> {
+    dir: PathBuf,
+    config: ZeroConfig,
+    start: G,
+    eval_set: Option<&'a EvalSet<G>>,
+    progress: &'a dyn Progress,
+}
+
+impl<'a, G: Game> Run<'a, G> {
+    /// Opens `dir` (creating the run with `config` if it has none), for games starting at
+    /// `start`, measuring accuracy on `eval_set` if given.
+    pub fn open(
+        dir: &Path,
+        config: ZeroConfig,
+        start: G,
+        eval_set: Option<&'a EvalSet<G>>,
+        progress: &'a dyn Progress,
+    ) -> Result<Self, ZeroError> {
+        config.validate()?;
+        if config.game != start.name() {
+            return Err(ZeroError::Config(format!(
+                "the configuration is for {}, the game is {}",
+                config.game,
+                start.name()
+            )));
+        }
+        for sub in ["checkpoints", "games"] {
+            let d = dir.join(sub);
+            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
+        }
+        let run = Run {
+            dir: dir.to_path_buf(),
+            config,
+            start,
+            eval_set,
+            progress,
+        };
+        if !dir.join("state.json").exists() {
+            run.create()?;
+        }
+        Ok(run)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    fn create(&self) -> Result<(), ZeroError> {
+        write_atomic(&self.path("config.toml"), self.config.to_toml().as_bytes())?;
+        let arch = Architecture::preset(&self.start, &self.config.net.size)?;
+        let trainer = Trainer::new(
+            &arch,
+            &self.start.name(),
+            self.config.net.optimizer.clone(),
+            self.config.seed,
+        );
+        let weights = trainer.weights();
+        weights.save(&self.path(&checkpoint_name(0)))?;
+        weights.save(&self.path("best.safetensors"))?;
+        for name in ["metrics.csv", "metrics.jsonl"] {
+            let _ = std::fs::remove_file(self.path(name));
+        }
+        let state = RunState {
+            iteration: 0,
+            best: checkpoint_name(0),
+            latest: checkpoint_name(0),
+            ..RunState::default()
+        };
+        self.save_state(&state)
+    }
+
+    fn save_state(&self, state: &RunState) -> Result<(), ZeroError> {
+        let text = serde_json::to_string_pretty(state).unwrap_or_default();
+        write_atomic(&self.path("state.json"), text.as_bytes())
+    }
+
+    /// Drops metrics rows beyond the completed iterations (left by a crash).
+    fn trim_metrics(&self, iteration: usize) -> Result<(), ZeroError> {
+        let rows: Vec<Metrics> = read_metrics(&self.dir)?
+            .into_iter()
+            .filter(|m| m.iteration <= iteration)
+            .collect();
+        let mut jsonl = String::new();
+        let mut csv = format!("{CSV_HEADER}\n");
+        for r in &rows {
+            jsonl.push_str(&serde_json::to_string(r).unwrap_or_default());
+            jsonl.push('\n');
+            csv.push_str(&r.csv());
+            csv.push('\n');
+        }
+        write_atomic(&self.path("metrics.jsonl"), jsonl.as_bytes())?;
+        write_atomic(&self.path("metrics.csv"), csv.as_bytes())
+    }
+
+    fn append_metrics(&self, m: &Metrics) -> Result<(), ZeroError> {
+        for (name, line) in [
+            (
+                "metrics.jsonl",
+                serde_json::to_string(m).unwrap_or_default(),
+            ),
+            ("metrics.csv", m.csv()),
+        ] {
+            let path = self.path(name);
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&path)
+                .map_err(io_err(&path))?;
+            writeln!(f, "{line}").map_err(io_err(&path))?;
+            f.sync_data().map_err(io_err(&path))?;
+        }
+        Ok(())
+    }
+
+    fn load_net(&self, name: &str) -> Result<(WeightFile, Arc<Network>), ZeroError> {
+        let file = WeightFile::load(&self.path(name))?;
+        file.check_game(&self.start)?;
+        let net = Arc::new(Network::from_weights(&file)?);
+        Ok((file, net))
+    }
+
+    /// Runs iterations until `config.iterations` are done or the time limit is reached.
+    /// Returns the final state.
+    pub fn train(&self) -> Result<RunState, ZeroError> {
+        let mut state = read_state(&self.dir)?;
+        self.trim_metrics(state.iteration)?;
+        let cfg = &self.config;
+        // The replay buffer from the games of the completed iterations, newest last.
+        let mut replay = ReplayBuffer::new(cfg.net.replay_window);
+        let mut first = state.iteration;
+        let mut held = 0;
+        while first > 0 && held < cfg.net.replay_window {
+            held += read_records(&self.path(&games_name(first)))?
+                .iter()
+                .map(|r| r.moves.len())
+                .sum::<usize>();
+            first -= 1;
+        }
+        for it in first + 1..=state.iteration {
+            for r in read_records(&self.path(&games_name(it)))? {
+                replay
+                    .add_game(&self.start, &r, cfg.selfplay.value_mix)
+                    .map_err(|reason| ZeroError::Record {
+                        file: games_name(it),
+                        reason,
+                    })?;
+            }
+        }
+        let (latest, _) = self.load_net(&state.latest)?;
+        let mut trainer = Trainer::from_weights(&latest, cfg.net.optimizer.clone())?;
+        let (_, mut best_net) = self.load_net(&state.best)?;
+        let session = Instant::now();
+        let threads = match cfg.selfplay.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        while state.iteration < cfg.iterations {
+            if cfg.time_limit_s > 0 && state.seconds >= cfg.time_limit_s as f64 {
+                self.progress
+                    .message(&format!("time limit of {} s reached", cfg.time_limit_s));
+                break;
+            }
+            let it = state.iteration + 1;
+            let t0 = Instant::now();
+            // 1. Self-play (reused if a crash came after it was saved).
+            let games_path = self.path(&games_name(it));
+            let (records, stats) = if games_path.exists() {
+                let records = read_records(&games_path)?;
+                self.progress.message(&format!(
+                    "iteration {it}: reusing {} saved games",
+                    records.len()
+                ));
+                (
+                    records,
+                    SelfPlayStats {
+                        games: 0,
+                        ..SelfPlayStats::default()
+                    },
+                )
+            } else {
+                self.progress.start(
+                    &format!("iteration {it}: self-play"),
+                    cfg.selfplay.games as u64,
+                );
+                let tick = || self.progress.tick();
+                let seed = cfg.seed.wrapping_mul(1_000_003).wrapping_add(it as u64);
+                let (records, stats) = play_games(
+                    &self.start,
+                    best_net.clone(),
+                    cfg.selfplay.games,
+                    &cfg.selfplay,
+                    seed,
+                    &tick,
+                )?;
+                self.progress.finish();
+                write_records(&games_path, &records)?;
+                (records, stats)
+            };
+            for r in &records {
+                replay
+                    .add_game(&self.start, r, cfg.selfplay.value_mix)
+                    .map_err(|reason| ZeroError::Record {
+                        file: games_name(it),
+                        reason,
+                    })?;
+            }
+            let selfplay_seconds = t0.elapsed().as_secs_f64();
+            // 2. Training.
+            let t1 = Instant::now();
+            let mut rng = ChaCha8Rng::seed_from_u64(
+                cfg.seed ^ (it as u64).wrapping_mul(0xA24B_AED4_963E_E407),
+            );
+            self.progress
+                .start(&format!("iteration {it}: training"), cfg.net.steps as u64);
+            let mut sum = Losses::default();
+            for _ in 0..cfg.net.steps {
+                let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, &mut rng);
+                let l = trainer.step(&batch)?;
+                sum.policy += l.policy;
+                sum.value += l.value;
+                self.progress.tick();
+            }
+            self.progress.finish();
+            let steps = cfg.net.steps.max(1) as f32;
+            let losses = Losses {
+                policy: sum.policy / steps,
+                value: sum.value / steps,
+            };
+            let mut weights = trainer.weights();
+            weights.extra.insert("iteration".into(), it.to_string());
+            weights.save(&self.path(&checkpoint_name(it)))?;
+            let candidate = Arc::new(Network::from_weights(&weights)?);
+            let train_seconds = t1.elapsed().as_secs_f64();
+            // 3. Gating.
+            let (gate_score, promoted) = if cfg.gate.enabled {
+                let score = self.arena(&candidate, &best_net, it)?;
+                (Some(score), score >= cfg.gate.threshold)
+            } else {
+                (None, true)
+            };
+            if promoted {
+                best_net = candidate.clone();
+                state.best = checkpoint_name(it);
+                weights.save(&self.path("best.safetensors"))?;
+            }
+            // 4. Accuracy against the solver.
+            let measure_now =
+                cfg.eval.every > 0 && (it % cfg.eval.every == 0 || it == cfg.iterations);
+            let accuracy = match (self.eval_set, measure_now) {
+                (Some(set), true) => {
+                    self.progress.message(&format!(
+                        "iteration {it}: measuring accuracy on {}",
+                        set.name
+                    ));
+                    Some(measure(set, &best_net, cfg.eval.simulations, threads))
+                }
+                _ => None,
+            };
+            state.iteration = it;
+            state.latest = checkpoint_name(it);
+            state.steps = trainer.steps();
+            state.games += records.len();
+            state.seconds += t0.elapsed().as_secs_f64();
+            let m = Metrics {
+                iteration: it,
+                seconds: state.seconds,
+                selfplay_seconds,
+                train_seconds,
+                games: state.games,
+                steps: state.steps,
+                replay: replay.len(),
+                losses,
+                policy_entropy: policy_entropy(&replay, &candidate, &mut rng),
+                games_per_s: stats.games as f64 / stats.seconds.max(1e-9),
+                false_resign_rate: stats.false_resigns as f64 / stats.would_resign as f64,
+                selfplay: stats,
+                gate_score,
+                promoted,
+                accuracy,
+            };
+            self.append_metrics(&m)?;
+            self.save_state(&state)?;
+            self.progress.message(&summary(&m));
+        }
+        let _ = session;
+        Ok(state)
+    }
+
+    /// The new network's score against the best in an arena.
+    fn arena(
+        &self,
+        candidate: &Arc<Network>,
+        best: &Arc<Network>,
+        it: usize,
+    ) -> Result<f64, ZeroError> {
+        let cfg = &self.config.gate;
+        let mcts = MctsConfig {
+            simulations: cfg.simulations,
+            c_puct: self.config.selfplay.c_puct,
+            fpu: FirstPlayUrgency::ParentMinus(self.config.selfplay.fpu_reduction),
+            ..MctsConfig::default()
+        };
+        let mut a = MctsAgent::new(
+            mcts,
+            Box::new(NetworkEvaluator::new(candidate.clone(), &self.start, 16)?),
+            "new",
+        );
+        let mut b = MctsAgent::new(
+            mcts,
+            Box::new(NetworkEvaluator::new(best.clone(), &self.start, 16)?),
+            "best",
+        );
+        self.progress
+            .start(&format!("iteration {it}: gating"), cfg.games as u64);
+        let r = play_match(&self.start, &mut a, &mut b, cfg.games, 2, it as u64, |_| {
+            self.progress.tick()
+        });
+        self.progress.finish();
+        Ok(r.score())
+    }
+}
+
+/// Mean entropy (nats) of the network's policy over the legal moves of up to 256
+/// replay positions.
+fn policy_entropy<G: Game>(
+    replay: &ReplayBuffer<G>,
+    net: &Arc<Network>,
+    rng: &mut ChaCha8Rng,
+) -> f64 {
+    let n = replay.len().min(256);
+    let Some(first) = replay.get(0) else {
+        return 0.0;
+    };
+    let Ok(mut evaluator) = NetworkEvaluator::new(net.clone(), &first.game, 16) else {
+        return 0.0;
+    };
+    let positions: Vec<G> = (0..n)
+        .filter_map(|_| {
+            replay
+                .get(rng.random_range(0..replay.len()))
+                .map(|s| s.game.clone())
+        })
+        .collect();
+    let mut evals = Vec::new();
+    evaluator.evaluate(&positions, &mut evals);
+    let total: f64 = evals
+        .iter()
+        .map(|e| {
+            e.priors
+                .iter()
+                .filter(|p| **p > 0.0)
+                .map(|p| -(*p as f64) * (*p as f64).ln())
+                .sum::<f64>()
+        })
+        .sum();
+    total / n.max(1) as f64
+}
+
+fn summary(m: &Metrics) -> String {
+    let acc = m.accuracy.map_or(String::new(), |a| {
+        format!(
+            "  accuracy: policy {:.1}% (keeps result {:.1}%), mcts {:.1}% ({:.1}%)",
+            100.0 * a.policy_optimal,
+            100.0 * a.policy_keeps,
+            100.0 * a.mcts_optimal,
+            100.0 * a.mcts_keeps
+        )
+    });
+    format!(
+        "iteration {}: loss p {:.3} v {:.3}, entropy {:.2}, {} games ({:.1}/s; W/D/L first {}/{}/{}), {:.0} s total{}{}",
+        m.iteration,
+        m.losses.policy,
+        m.losses.value,
+        m.policy_entropy,
+        m.games,
+        m.games_per_s,
+        m.selfplay.first_wins,
+        m.selfplay.draws,
+        m.selfplay.second_wins,
+        m.seconds,
+        m.gate_score.map_or(String::new(), |s| format!(", gate {:.2}{}", s, if m.promoted { " (promoted)" } else { "" })),
+        acc
+    )
+}

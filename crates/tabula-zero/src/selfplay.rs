@@ -1,0 +1,265 @@
+//! Self-play: many games at once through the batched MCTS, with root noise, opening
+//! temperature, playout-cap randomisation and resignation (with a measured false-resign
+//! rate).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use tabula_core::Game;
+use tabula_nn::{Network, NetworkEvaluator};
+use tabula_search::{search_many, CachedEvaluator, FirstPlayUrgency, Mcts, MctsConfig};
+
+use crate::config::SelfPlayConfig;
+use crate::records::GameRecord;
+use crate::ZeroError;
+
+/// What a round of self-play produced, besides the records.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfPlayStats {
+    /// Games played.
+    pub games: usize,
+    /// Moves played.
+    pub moves: usize,
+    /// Positions that are policy targets (full searches).
+    pub targets: usize,
+    /// Games won by the first player, by the second, drawn.
+    pub first_wins: usize,
+    /// Games won by the second player.
+    pub second_wins: usize,
+    /// Drawn games.
+    pub draws: usize,
+    /// Games ended by resignation.
+    pub resigned: usize,
+    /// No-resign games in which a player would have resigned.
+    pub would_resign: usize,
+    /// …of which that player did not lose in the end (false resigns).
+    pub false_resigns: usize,
+    /// Network evaluations (cache misses).
+    pub evaluations: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+/// The search settings of a self-play move.
+pub fn mcts_config(config: &SelfPlayConfig, full: bool, seed: u64) -> MctsConfig {
+    MctsConfig {
+        c_puct: config.c_puct,
+        simulations: if full {
+            config.simulations
+        } else {
+            config.fast_simulations.max(1)
+        },
+        time_limit: None,
+        batch: config.leaves_per_search.max(1),
+        virtual_loss: 1.0,
+        fpu: FirstPlayUrgency::ParentMinus(config.fpu_reduction),
+        dirichlet_total: if full { config.dirichlet_total } else { 0.0 },
+        noise_weight: config.noise_weight,
+        seed,
+    }
+}
+
+struct Slot {
+    number: usize,
+    record: GameRecord,
+    rng: ChaCha8Rng,
+    full: bool,
+}
+
+/// Plays `count` games from `start` with `net`, numbering them from `first_number`
+/// (each game's randomness comes from `seed` and its number). `progress` is called after
+/// each finished game.
+pub fn play_games<G: Game>(
+    start: &G,
+    net: Arc<Network>,
+    count: usize,
+    config: &SelfPlayConfig,
+    seed: u64,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<GameRecord>, SelfPlayStats), ZeroError> {
+    let started = Instant::now();
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(count.max(1));
+    let next = AtomicUsize::new(0);
+    let results: Vec<Result<(Vec<(usize, GameRecord)>, u64), ZeroError>> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    let net = net.clone();
+                    let next = &next;
+                    scope.spawn(move || worker(start, net, count, config, seed, next, progress))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(ZeroError::Config("a self-play thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+    let mut numbered = Vec::new();
+    let mut stats = SelfPlayStats::default();
+    for r in results {
+        let (records, evals) = r?;
+        numbered.extend(records);
+        stats.evaluations += evals;
+    }
+    numbered.sort_by_key(|(n, _)| *n);
+    let records: Vec<GameRecord> = numbered.into_iter().map(|(_, r)| r).collect();
+    for r in &records {
+        stats.games += 1;
+        stats.moves += r.moves.len();
+        stats.targets += r.policy.iter().filter(|p| p.is_some()).count();
+        match r.result {
+            x if x > 0.0 => stats.first_wins += 1,
+            x if x < 0.0 => stats.second_wins += 1,
+            _ => stats.draws += 1,
+        }
+        stats.resigned += r.resigned as usize;
+        if let Some(p) = r.would_resign {
+            stats.would_resign += 1;
+            let result = if p == 0 { r.result } else { -r.result };
+            if result >= 0.0 {
+                stats.false_resigns += 1;
+            }
+        }
+    }
+    stats.seconds = started.elapsed().as_secs_f64();
+    Ok((records, stats))
+}
+
+fn new_slot<G: Game>(
+    start: &G,
+    number: usize,
+    config: &SelfPlayConfig,
+    seed: u64,
+) -> (Slot, Mcts<G>) {
+    let mut rng =
+        ChaCha8Rng::seed_from_u64(seed ^ (number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let no_resign = rng.random_bool(config.no_resign_fraction);
+    let tree = Mcts::new(start.clone(), mcts_config(config, true, rng.random()));
+    let slot = Slot {
+        number,
+        record: GameRecord {
+            moves: Vec::new(),
+            policy: Vec::new(),
+            root_value: Vec::new(),
+            result: 0.0,
+            resigned: false,
+            no_resign,
+            would_resign: None,
+        },
+        rng,
+        full: true,
+    };
+    (slot, tree)
+}
+
+fn worker<G: Game>(
+    start: &G,
+    net: Arc<Network>,
+    count: usize,
+    config: &SelfPlayConfig,
+    seed: u64,
+    next: &AtomicUsize,
+    progress: &(dyn Fn() + Sync),
+) -> Result<(Vec<(usize, GameRecord)>, u64), ZeroError> {
+    let mut evaluator = CachedEvaluator::new(NetworkEvaluator::new(net, start, 16)?, 1 << 17);
+    let mut slots = Vec::new();
+    let mut trees = Vec::new();
+    let mut done = Vec::new();
+    let take = || {
+        let n = next.fetch_add(1, Ordering::Relaxed);
+        (n < count).then_some(n)
+    };
+    for _ in 0..config.parallel_games.max(1) {
+        let Some(n) = take() else { break };
+        let (s, t) = new_slot(start, n, config, seed);
+        slots.push(s);
+        trees.push(t);
+    }
+    while !slots.is_empty() {
+        for (slot, tree) in slots.iter_mut().zip(trees.iter_mut()) {
+            slot.full =
+                config.fast_simulations == 0 || slot.rng.random_bool(config.full_search_prob);
+            tree.set_config(mcts_config(config, slot.full, slot.rng.random()));
+        }
+        search_many(&mut trees, &mut evaluator);
+        let mut i = 0;
+        while i < slots.len() {
+            let finished = advance(&mut slots[i], &mut trees[i], config);
+            if finished {
+                let slot = slots.swap_remove(i);
+                trees.swap_remove(i);
+                done.push((slot.number, slot.record));
+                progress();
+                if let Some(n) = take() {
+                    let (s, t) = new_slot(start, n, config, seed);
+                    slots.push(s);
+                    trees.push(t);
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+    Ok((done, evaluator.misses))
+}
+
+/// Records the search of the current move, plays a move, and says whether the game ended.
+fn advance<G: Game>(slot: &mut Slot, tree: &mut Mcts<G>, config: &SelfPlayConfig) -> bool {
+    let result = tree.result();
+    let game = tree.game().clone();
+    let record = &mut slot.record;
+    record.root_value.push(result.value);
+    record.policy.push(slot.full.then(|| {
+        let total: u32 = result.children.iter().map(|c| c.visits).sum();
+        result
+            .children
+            .iter()
+            .filter(|c| c.visits > 0)
+            .map(|c| (c.action as u32, c.visits as f32 / total.max(1) as f32))
+            .collect()
+    }));
+    let me = game.to_move();
+    if config.resign_threshold > 0.0 && result.value < -config.resign_threshold {
+        if record.no_resign {
+            record.would_resign.get_or_insert(me.index() as u8);
+        } else {
+            record.policy.pop();
+            record.root_value.pop();
+            record.resigned = true;
+            record.result = GameRecord::result_of(Some(tabula_core::Outcome::Win(me.other())));
+            return true;
+        }
+    }
+    let temperature = if record.moves.len() < config.temperature_moves {
+        config.temperature
+    } else {
+        0.0
+    };
+    let Some(mv) = result.choose(temperature, &mut slot.rng) else {
+        record.policy.pop();
+        record.root_value.pop();
+        record.result = GameRecord::result_of(game.outcome());
+        return true;
+    };
+    record.moves.push(game.action_of(mv) as u32);
+    if tree.play(mv).is_err() {
+        return true;
+    }
+    if tree.game().is_terminal() {
+        record.result = GameRecord::result_of(tree.game().outcome());
+        return true;
+    }
+    false
+}

@@ -1,0 +1,175 @@
+//! `tabula arena`: two players, alternating colours, with a 95% interval and an Elo
+//! difference.
+
+use std::any::Any;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use serde_json::json;
+use tabula_core::registry::{self, GameVisitor};
+use tabula_core::{ConnectFour, Game};
+use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent, SolverAgent};
+use tabula_search::arena::{play_match, MatchResult, RandomAgent};
+
+use crate::evaluators;
+
+/// Match two players and rate them.
+///
+/// Players: `random`; `minimax` (exhaustive negamax, small games) or `minimax:D` (searches
+/// D moves ahead — the shallow fixed-depth α-β player); `solver` (perfect Connect Four);
+/// `mcts` (the shipped model, or untrained) or `mcts:MODEL` where MODEL is a .safetensors
+/// file or uniform / rollout / untrained. Example:
+/// `tabula arena mcts:models/connect4.safetensors minimax:4 --game connect4 --games 20`.
+#[derive(Args)]
+pub struct ArenaArgs {
+    /// Player A.
+    a: String,
+    /// Player B.
+    b: String,
+    /// The game.
+    #[arg(long)]
+    game: String,
+    /// Games (colours alternate; pairs share a random opening).
+    #[arg(long, default_value_t = 20)]
+    games: usize,
+    /// Simulations per move of MCTS players.
+    #[arg(long, default_value_t = 200)]
+    sims: usize,
+    /// Random moves at the start of each pair of games (0: every game from the start).
+    #[arg(long, default_value_t = 0)]
+    opening_plies: usize,
+    /// Seed of the openings and of random players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn agent<G: Game>(spec: &str, game: &G, args: &ArenaArgs, seed: u64) -> Result<Box<dyn Agent<G>>> {
+    let (kind, param) = match spec.split_once(':') {
+        Some((k, p)) => (k, Some(p)),
+        None => (spec, None),
+    };
+    Ok(match kind {
+        "random" => Box::new(RandomAgent::new(seed)),
+        "minimax" => {
+            let depth = match param {
+                Some(d) => Some(
+                    d.parse::<u32>()
+                        .map_err(|_| anyhow::anyhow!("bad depth in {spec:?}"))?,
+                ),
+                None => None,
+            };
+            let mut a = NegamaxAgent::<G>::new(depth);
+            if depth.is_none()
+                && game.name().starts_with("connect4")
+                && game.name() != "connect4:4x4"
+            {
+                eprintln!(
+                    "note: exhaustive minimax on Connect Four is slow; use `solver` or `minimax:D`"
+                );
+            }
+            let _ = &mut a;
+            Box::new(a)
+        }
+        "solver" => {
+            let Some(c4) = (game as &dyn Any).downcast_ref::<ConnectFour>() else {
+                bail!(
+                    "`solver` plays Connect Four only; use `minimax` for {}",
+                    game.name()
+                );
+            };
+            let mut s = SolverAgent::new(c4.geometry(), 64);
+            if let Ok(book) = crate::book::builtin() {
+                s.set_book(book);
+            }
+            let boxed: Box<dyn Agent<ConnectFour>> = Box::new(s);
+            match (Box::new(boxed) as Box<dyn Any>).downcast::<Box<dyn Agent<G>>>() {
+                Ok(a) => *a,
+                Err(_) => bail!("`solver` plays Connect Four only"),
+            }
+        }
+        "mcts" => {
+            let (evaluator, label) = evaluators::evaluator(param, game, seed)?;
+            let config = evaluators::mcts_config(args.sims, 1.5, seed);
+            Box::new(MctsAgent::new(config, evaluator, format!("mcts ({label})")))
+        }
+        _ => bail!("unknown player {spec:?}: use random, minimax[:D], solver or mcts[:MODEL]"),
+    })
+}
+
+struct Arena<'a>(&'a ArenaArgs);
+
+impl GameVisitor for Arena<'_> {
+    type Output = Result<()>;
+
+    fn visit<G: Game>(self, game: G) -> Result<()> {
+        let args = self.0;
+        if args.games == 0 {
+            bail!("--games must be positive");
+        }
+        let mut a = agent(&args.a, &game, args, args.seed)?;
+        let mut b = agent(&args.b, &game, args, args.seed.wrapping_add(1))?;
+        let (na, nb) = (a.name(), b.name());
+        let quiet = args.json;
+        let r = play_match(
+            &game,
+            a.as_mut(),
+            b.as_mut(),
+            args.games,
+            args.opening_plies,
+            args.seed,
+            |r| {
+                if !quiet {
+                    eprint!(
+                        "\r{} games: A {} / draw {} / B {}   ",
+                        r.games(),
+                        r.wins,
+                        r.draws,
+                        r.losses
+                    );
+                }
+            },
+        );
+        if !quiet {
+            eprintln!();
+        }
+        let (lo, hi) = r.interval95();
+        let elo = MatchResult::elo(r.score());
+        if args.json {
+            println!(
+                "{}",
+                json!({"game": game.name(), "a": args.a, "b": args.b, "games": r.games(), "a_wins": r.wins,
+                       "draws": r.draws, "b_wins": r.losses, "score": r.score(), "score_low": lo, "score_high": hi,
+                       "elo": elo, "elo_low": MatchResult::elo(lo), "elo_high": MatchResult::elo(hi)})
+            );
+        } else {
+            println!("A = {} [{na}]\nB = {} [{nb}]", args.a, args.b);
+            println!(
+                "{} games of {}: A wins {}, draws {}, B wins {}",
+                r.games(),
+                game.name(),
+                r.wins,
+                r.draws,
+                r.losses
+            );
+            println!(
+                "A's score {:.3} (95% interval {:.3}–{:.3}); Elo difference A−B {:+.0} ({:+.0} to {:+.0})",
+                r.score(),
+                lo,
+                hi,
+                elo,
+                MatchResult::elo(lo),
+                MatchResult::elo(hi)
+            );
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: ArenaArgs) -> Result<ExitCode> {
+    registry::visit(&args.game, Arena(&args))??;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,346 @@
+//! `tabula train` (the AlphaZero loop over a run directory) and `tabula plot` (its
+//! curves as an SVG).
+
+use std::any::Any;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use tabula_core::registry::{self, GameVisitor};
+use tabula_core::{ConnectFour, Game};
+use tabula_search::Solver;
+use tabula_zero::run::{read_metrics, stored_config};
+use tabula_zero::{EvalSet, Progress, Run, TestPosition, ZeroConfig};
+
+/// Train a network from self-play (AlphaZero), in a run directory that can be resumed.
+///
+/// `tabula train tictactoe --run runs/ttt` starts (or resumes) a run with the game's
+/// default configuration; `--config FILE` gives a TOML file (see README) for a new run.
+/// Kill it at any time; the same command resumes after the last completed iteration.
+#[derive(Args)]
+pub struct TrainArgs {
+    /// The game: tictactoe, connect4[:WxH], go[:N], mini-go.
+    game: String,
+    /// The run directory (created if missing, resumed if it holds a run).
+    #[arg(long)]
+    run: PathBuf,
+    /// A TOML configuration for a new run (fields not given keep the game's defaults).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run up to this many iterations (overrides the configuration; extends a run).
+    #[arg(long)]
+    iterations: Option<usize>,
+    /// Stop after this many seconds of training in total (overrides the configuration).
+    #[arg(long)]
+    time_limit: Option<u64>,
+    /// Print the default configuration of GAME as TOML and exit.
+    #[arg(long)]
+    print_config: bool,
+    /// Pons' Connect Four test sets, for the accuracy measurement.
+    #[arg(long, default_value = "../shared/data/connect4")]
+    eval_data: PathBuf,
+    /// No progress bars (log lines only).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Progress bars on stderr.
+struct Bars {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+    quiet: bool,
+}
+
+impl Progress for Bars {
+    fn start(&self, phase: &str, total: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template("{msg:32} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(phase.to_string());
+        if let Ok(mut b) = self.bar.lock() {
+            *b = Some(bar);
+        }
+    }
+    fn tick(&self) {
+        if let Ok(b) = self.bar.lock() {
+            if let Some(b) = b.as_ref() {
+                b.inc(1);
+            }
+        }
+    }
+    fn finish(&self) {
+        if let Ok(mut b) = self.bar.lock() {
+            if let Some(b) = b.take() {
+                b.finish_and_clear();
+            }
+        }
+    }
+    fn message(&self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// Connect Four test positions from Pons' sets, scored by the solver (strong scores).
+fn connect4_eval_set(dir: &Path, count: usize) -> Result<EvalSet<ConnectFour>> {
+    let sets = ["Test_L2_R1", "Test_L1_R1"];
+    let per_set = if count == 0 {
+        usize::MAX
+    } else {
+        count.div_ceil(sets.len())
+    };
+    let mut solver = Solver::new(Default::default(), 64);
+    let mut positions = Vec::new();
+    for set in sets {
+        let path = dir.join(set);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        for line in text.lines().take(per_set) {
+            let Some(moves) = line.split_whitespace().next() else {
+                continue;
+            };
+            let game = ConnectFour::from_moves(Default::default(), moves)
+                .with_context(|| format!("{}: bad line {line:?}", path.display()))?;
+            if game.is_terminal() {
+                continue;
+            }
+            let scores = solver.analyze(&game, false)?;
+            let scores = scores
+                .iter()
+                .enumerate()
+                .filter(|(c, _)| game.can_play(*c))
+                .map(|(c, s)| (c, *s))
+                .collect();
+            positions.push(TestPosition { game, scores });
+        }
+    }
+    Ok(EvalSet {
+        name: format!("{} positions of Test_L2_R1 and Test_L1_R1", positions.len()),
+        positions,
+    })
+}
+
+struct Train<'a>(&'a TrainArgs, ZeroConfig);
+
+impl GameVisitor for Train<'_> {
+    type Output = Result<()>;
+
+    fn visit<G: Game>(self, game: G) -> Result<()> {
+        let Train(args, config) = self;
+        let any = &game as &dyn Any;
+        let eval_set: Option<EvalSet<G>> = if config.eval.every == 0 {
+            None
+        } else if game.name() == "tictactoe" {
+            Some(EvalSet::exhaustive(&game))
+        } else if let Some(c4) = any.downcast_ref::<ConnectFour>() {
+            if c4.name() != "connect4" {
+                None
+            } else {
+                match connect4_eval_set(&args.eval_data, config.eval.positions) {
+                    Ok(set) => (Box::new(set) as Box<dyn Any>)
+                        .downcast::<EvalSet<G>>()
+                        .ok()
+                        .map(|b| *b),
+                    Err(e) => {
+                        eprintln!("warning: no accuracy measurement: {e:#}");
+                        None
+                    }
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(set) = &eval_set {
+            eprintln!("accuracy is measured on {}", set.name);
+        }
+        let progress = Bars {
+            bar: std::sync::Mutex::new(None),
+            quiet: args.quiet,
+        };
+        let run = Run::open(&args.run, config, game, eval_set.as_ref(), &progress)?;
+        let state = run.train()?;
+        eprintln!(
+            "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",
+            args.run.display(),
+            state.iteration,
+            state.games,
+            state.steps,
+            state.seconds,
+            args.run.join("best.safetensors").display()
+        );
+        Ok(())
+    }
+}
+
+pub fn run(args: TrainArgs) -> Result<ExitCode> {
+    let game_name = registry::visit(&args.game, GameName)?;
+    if args.print_config {
+        print!("{}", ZeroConfig::defaults_for(&game_name).to_toml());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let stored = stored_config(&args.run, &game_name)?;
+    let mut config = match (&stored, &args.config) {
+        (Some(stored), Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let given = ZeroConfig::from_toml(&text, &game_name)?;
+            if &given != stored {
+                bail!(
+                    "{} already holds a run with another configuration; resume it without --config, or start a new run directory",
+                    args.run.display()
+                );
+            }
+            given
+        }
+        (Some(stored), None) => stored.clone(),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            ZeroConfig::from_toml(&text, &game_name)?
+        }
+        (None, None) => ZeroConfig::defaults_for(&game_name),
+    };
+    if config.game != game_name {
+        bail!("the configuration is for {}, not {game_name}", config.game);
+    }
+    if let Some(n) = args.iterations {
+        config.iterations = n;
+    }
+    if let Some(t) = args.time_limit {
+        config.time_limit_s = t;
+    }
+    if stored.as_ref().is_some_and(|s| s != &config) {
+        // Extending a run: keep its stored configuration in step.
+        std::fs::write(args.run.join("config.toml"), config.to_toml())?;
+    }
+    registry::visit(&args.game, Train(&args, config))??;
+    Ok(ExitCode::SUCCESS)
+}
+
+struct GameName;
+
+impl GameVisitor for GameName {
+    type Output = String;
+    fn visit<G: Game>(self, game: G) -> String {
+        game.name()
+    }
+}
+
+/// Draw a run's learning curves (losses, policy entropy, accuracy against the solver) as
+/// an SVG.
+#[derive(Args)]
+pub struct PlotArgs {
+    /// The run directory.
+    #[arg(long)]
+    run: PathBuf,
+    /// Output file (default: DIR/curves.svg).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn plot(args: PlotArgs) -> Result<ExitCode> {
+    use plotters::prelude::*;
+    let rows = read_metrics(&args.run)?;
+    if rows.is_empty() {
+        bail!(
+            "{} has no metrics yet (run `tabula train` first)",
+            args.run.display()
+        );
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.run.join("curves.svg"));
+    let root = SVGBackend::new(&out, (1000, 800)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let (top, bottom) = root.split_vertically(400);
+    let minutes = |s: f64| s / 60.0;
+    let t_max = minutes(rows.last().map_or(1.0, |r| r.seconds)).max(1e-3);
+    // Losses and entropy against wall time.
+    let l_max = rows
+        .iter()
+        .map(|r| {
+            (r.losses.policy as f64)
+                .max(r.losses.value as f64)
+                .max(r.policy_entropy)
+        })
+        .fold(0.1, f64::max);
+    let mut chart = ChartBuilder::on(&top)
+        .caption("Training losses", ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..t_max, 0.0..l_max * 1.05)?;
+    chart
+        .configure_mesh()
+        .x_desc("wall time (minutes)")
+        .y_desc("loss / nats")
+        .draw()?;
+    let series: [(&str, RGBColor, fn(&tabula_zero::Metrics) -> f64); 3] = [
+        ("policy loss", BLUE, |r| r.losses.policy as f64),
+        ("value loss", RED, |r| r.losses.value as f64),
+        ("policy entropy", GREEN, |r| r.policy_entropy),
+    ];
+    for (name, color, f) in series {
+        chart
+            .draw_series(LineSeries::new(
+                rows.iter().map(|r| (minutes(r.seconds), f(r))),
+                color.stroke_width(2),
+            ))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    // Accuracy against the solver.
+    let acc: Vec<_> = rows
+        .iter()
+        .filter_map(|r| r.accuracy.map(|a| (minutes(r.seconds), a)))
+        .collect();
+    let mut chart = ChartBuilder::on(&bottom)
+        .caption(
+            "Optimal moves against the exact solver (%)",
+            ("sans-serif", 22),
+        )
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..t_max, 0.0..100.0)?;
+    chart
+        .configure_mesh()
+        .x_desc("wall time (minutes)")
+        .y_desc("% of test positions")
+        .draw()?;
+    let series: [(&str, RGBColor, fn(&tabula_zero::Accuracy) -> f64); 4] = [
+        ("MCTS: optimal", BLUE, |a| a.mcts_optimal),
+        ("MCTS: keeps result", CYAN, |a| a.mcts_keeps),
+        ("raw policy: optimal", RED, |a| a.policy_optimal),
+        ("raw policy: keeps result", MAGENTA, |a| a.policy_keeps),
+    ];
+    for (name, color, f) in series {
+        chart
+            .draw_series(LineSeries::new(
+                acc.iter().map(|(t, a)| (*t, 100.0 * f(a))),
+                color.stroke_width(2),
+            ))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    root.present()?;
+    println!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
