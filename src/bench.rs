@@ -29,6 +29,10 @@ enum BenchCommand {
     Solver(SolverBench),
     /// Random playouts per second on one thread, from the initial position.
     Playouts(PlayoutBench),
+    /// Network inference: positions/s by batch and threads, and the share of peak FLOP/s.
+    Nn(crate::bench_nn::NnBench),
+    /// Network-guided MCTS: simulations/s for one game and many games at once.
+    Mcts(crate::bench_nn::MctsBench),
 }
 
 #[derive(Args)]
@@ -112,6 +116,8 @@ struct SolverBench {
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     match args.what {
         BenchCommand::Solver(b) => solver(b),
+        BenchCommand::Nn(b) => crate::bench_nn::nn(b).map(|_| ExitCode::SUCCESS),
+        BenchCommand::Mcts(b) => crate::bench_nn::mcts(b).map(|_| ExitCode::SUCCESS),
         BenchCommand::Playouts(b) => {
             let spec = match b.size {
                 Some(n) => format!("{}:{n}", b.game.split(':').next().unwrap_or("go")),
@@ -123,7 +129,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
+pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     if v.is_empty() {
         0.0

@@ -6,6 +6,7 @@
 mod analyze;
 mod arena;
 mod bench;
+mod bench_nn;
 mod book;
 mod evaluators;
 mod gtp;

@@ -86,38 +86,76 @@ impl Progress for Bars {
     }
 }
 
-/// Connect Four test positions from Pons' sets, scored by the solver (strong scores).
-fn connect4_eval_set(dir: &Path, count: usize) -> Result<EvalSet<ConnectFour>> {
+/// Connect Four test positions from Pons' sets, classified by the solver; cached in
+/// `cache` (solving the early positions of Test_L1_R1 takes a minute or two).
+fn connect4_eval_set(dir: &Path, count: usize, cache: &Path) -> Result<EvalSet<ConnectFour>> {
+    #[derive(serde::Serialize, serde::Deserialize)]
+    struct Cached {
+        moves: String,
+        optimal: Vec<usize>,
+        keeps: Vec<usize>,
+    }
     let sets = ["Test_L2_R1", "Test_L1_R1"];
     let per_set = if count == 0 {
         usize::MAX
     } else {
         count.div_ceil(sets.len())
     };
-    let mut solver = Solver::new(Default::default(), 64);
-    let mut positions = Vec::new();
-    for set in sets {
-        let path = dir.join(set);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        for line in text.lines().take(per_set) {
-            let Some(moves) = line.split_whitespace().next() else {
-                continue;
-            };
-            let game = ConnectFour::from_moves(Default::default(), moves)
-                .with_context(|| format!("{}: bad line {line:?}", path.display()))?;
-            if game.is_terminal() {
-                continue;
-            }
-            let scores = solver.analyze(&game, false)?;
-            let scores = scores
-                .iter()
-                .enumerate()
-                .filter(|(c, _)| game.can_play(*c))
-                .map(|(c, s)| (c, *s))
-                .collect();
-            positions.push(TestPosition { game, scores });
+    let cached: Vec<Cached> = match std::fs::read_to_string(cache) {
+        Ok(text) => {
+            serde_json::from_str(&text).with_context(|| format!("reading {}", cache.display()))?
         }
+        Err(_) => {
+            let mut solver = Solver::new(Default::default(), 64);
+            if let Ok(book) = crate::book::builtin() {
+                solver.set_book(book);
+            }
+            let mut out = Vec::new();
+            for set in sets {
+                let path = dir.join(set);
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                eprintln!(
+                    "classifying the moves of {} positions of {set} with the solver…",
+                    per_set.min(1000)
+                );
+                for line in text.lines().take(per_set) {
+                    let Some(moves) = line.split_whitespace().next() else {
+                        continue;
+                    };
+                    let game = ConnectFour::from_moves(Default::default(), moves)
+                        .with_context(|| format!("{}: bad line {line:?}", path.display()))?;
+                    if game.is_terminal() {
+                        continue;
+                    }
+                    let (_, classes) = solver.classify_moves(&game)?;
+                    let pick = |f: fn(&(bool, bool)) -> bool| {
+                        classes
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, c)| f(c))
+                            .map(|(i, _)| i)
+                            .collect()
+                    };
+                    out.push(Cached {
+                        moves: moves.to_string(),
+                        optimal: pick(|c| c.0),
+                        keeps: pick(|c| c.1),
+                    });
+                }
+            }
+            tabula_zero::run::write_atomic(cache, serde_json::to_string(&out)?.as_bytes())?;
+            out
+        }
+    };
+    let mut positions = Vec::new();
+    for c in cached {
+        let game = ConnectFour::from_moves(Default::default(), &c.moves)?;
+        positions.push(TestPosition {
+            game,
+            optimal: c.optimal,
+            keeps: c.keeps,
+        });
     }
     Ok(EvalSet {
         name: format!("{} positions of Test_L2_R1 and Test_L1_R1", positions.len()),
@@ -132,6 +170,8 @@ impl GameVisitor for Train<'_> {
 
     fn visit<G: Game>(self, game: G) -> Result<()> {
         let Train(args, config) = self;
+        std::fs::create_dir_all(&args.run)
+            .with_context(|| format!("creating {}", args.run.display()))?;
         let any = &game as &dyn Any;
         let eval_set: Option<EvalSet<G>> = if config.eval.every == 0 {
             None
@@ -141,7 +181,11 @@ impl GameVisitor for Train<'_> {
             if c4.name() != "connect4" {
                 None
             } else {
-                match connect4_eval_set(&args.eval_data, config.eval.positions) {
+                match connect4_eval_set(
+                    &args.eval_data,
+                    config.eval.positions,
+                    &args.run.join("eval-set.json"),
+                ) {
                     Ok(set) => (Box::new(set) as Box<dyn Any>)
                         .downcast::<EvalSet<G>>()
                         .ok()

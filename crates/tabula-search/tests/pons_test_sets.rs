@@ -60,3 +60,43 @@ fn middle_medium_l2_r2() {
 fn weak_middle_medium_l2_r2() {
     check_set("Test_L2_R2", true);
 }
+
+/// `classify_moves` (one solve and a null-window test per column) agrees with exact
+/// scores of every column.
+#[test]
+fn move_classification_matches_exact_column_scores() {
+    let path = data_dir().join("Test_L2_R1");
+    let text = std::fs::read_to_string(&path).expect("Test_L2_R1");
+    let mut solver = Solver::new(Geometry::STANDARD, 16);
+    for line in text.lines().take(150) {
+        let moves = line.split_whitespace().next().expect("moves");
+        let game = ConnectFour::from_moves(Geometry::STANDARD, moves).expect("valid");
+        let scores = solver.analyze(&game, false).expect("solvable");
+        let (score, classes) = solver.classify_moves(&game).expect("solvable");
+        let playable: Vec<usize> = (0..7).filter(|&c| game.can_play(c)).collect();
+        let best = playable.iter().map(|&c| scores[c]).max().expect("a move");
+        assert_eq!(score, best, "{moves}");
+        for c in 0..7 {
+            let want = if game.can_play(c) {
+                (scores[c] == best, scores[c].signum() == best.signum())
+            } else {
+                (false, false)
+            };
+            assert_eq!(classes[c], want, "{moves} column {}", c + 1);
+        }
+    }
+}
+
+#[test]
+#[ignore]
+fn time_classification_l1() {
+    let text = std::fs::read_to_string(data_dir().join("Test_L1_R1")).expect("set");
+    let mut solver = Solver::new(Geometry::STANDARD, 64);
+    for line in text.lines().take(10) {
+        let moves = line.split_whitespace().next().expect("moves");
+        let game = ConnectFour::from_moves(Geometry::STANDARD, moves).expect("valid");
+        let t = std::time::Instant::now();
+        let r = solver.classify_moves(&game).expect("ok");
+        eprintln!("{moves} {:?} {:?}", r, t.elapsed());
+    }
+}

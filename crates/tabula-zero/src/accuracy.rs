@@ -13,32 +13,40 @@ use tabula_core::Game;
 use tabula_nn::{Network, NetworkEvaluator};
 use tabula_search::{Evaluator, Mcts, MctsConfig, Negamax};
 
-/// A test position with the exact score of each legal action (side to move's view).
+/// A test position with its optimal and result-keeping actions.
 #[derive(Clone, Debug)]
 pub struct TestPosition<G> {
     /// The position.
     pub game: G,
-    /// `(action, score)` of every legal move.
-    pub scores: Vec<(usize, i32)>,
+    /// Actions that keep the exact score.
+    pub optimal: Vec<usize>,
+    /// Actions that keep the result (win, draw or loss).
+    pub keeps: Vec<usize>,
 }
 
 impl<G> TestPosition<G> {
-    fn best(&self) -> i32 {
-        self.scores.iter().map(|s| s.1).max().unwrap_or(0)
+    /// A position from the exact score of every legal action (side to move's view).
+    pub fn from_scores(game: G, scores: &[(usize, i32)]) -> Self {
+        let best = scores.iter().map(|s| s.1).max().unwrap_or(0);
+        TestPosition {
+            game,
+            optimal: scores.iter().filter(|s| s.1 == best).map(|s| s.0).collect(),
+            keeps: scores
+                .iter()
+                .filter(|s| s.1.signum() == best.signum())
+                .map(|s| s.0)
+                .collect(),
+        }
     }
 
     /// Whether `action` is an optimal move.
     pub fn is_optimal(&self, action: usize) -> bool {
-        let best = self.best();
-        self.scores.iter().any(|&(a, s)| a == action && s == best)
+        self.optimal.contains(&action)
     }
 
     /// Whether `action` keeps the game-theoretic result.
     pub fn keeps_result(&self, action: usize) -> bool {
-        let best = self.best().signum();
-        self.scores
-            .iter()
-            .any(|&(a, s)| a == action && s.signum() == best)
+        self.keeps.contains(&action)
     }
 }
 
@@ -63,7 +71,7 @@ impl<G: Game> EvalSet<G> {
             if g.is_terminal() || !seen.insert(g.position_hash()) {
                 continue;
             }
-            let scores = exact
+            let scores: Vec<(usize, i32)> = exact
                 .analyze(&g)
                 .into_iter()
                 .map(|(mv, s)| (g.action_of(mv), s))
@@ -73,7 +81,7 @@ impl<G: Game> EvalSet<G> {
                 c.play(mv);
                 stack.push(c);
             }
-            positions.push(TestPosition { game: g, scores });
+            positions.push(TestPosition::from_scores(g, &scores));
         }
         EvalSet {
             name: format!(

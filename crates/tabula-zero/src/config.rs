@@ -190,7 +190,12 @@ impl ZeroConfig {
             gate: GateConfig::default(),
             eval: EvalConfig::default(),
         };
-        if game.starts_with("connect4") {
+        if game == "tictactoe" {
+            // Temperature on every move: the games visit unusual positions (blunders
+            // included), which is what the last fraction of a percent of accuracy needs.
+            c.iterations = 20;
+            c.selfplay.temperature_moves = 9;
+        } else if game.starts_with("connect4") {
             c.iterations = 200;
             c.selfplay.games = 200;
             c.selfplay.simulations = 200;
