@@ -78,8 +78,9 @@ pub struct Metrics {
     pub games_per_s: f64,
     /// This iteration's self-play.
     pub selfplay: SelfPlayStats,
-    /// False resigns / would-be resigns in no-resign games (NaN when none).
-    pub false_resign_rate: f64,
+    /// False resigns / would-be resigns in no-resign games (none when no game would have
+    /// resigned).
+    pub false_resign_rate: Option<f64>,
     /// Arena score of the new network against the best (gated runs).
     pub gate_score: Option<f64>,
     /// The new network became the best.
@@ -148,7 +149,7 @@ impl Metrics {
             self.selfplay.second_wins,
             self.selfplay.draws,
             self.selfplay.resigned,
-            if self.false_resign_rate.is_nan() { String::new() } else { format!("{:.3}", self.false_resign_rate) },
+            opt(self.false_resign_rate),
             opt(self.gate_score),
             self.promoted as u8,
             opt(acc.map(|a| a.policy_optimal)),
@@ -473,7 +474,8 @@ impl<'a, G: Game> Run<'a, G> {
                 losses,
                 policy_entropy: policy_entropy(&replay, &candidate, &mut rng),
                 games_per_s: stats.games as f64 / stats.seconds.max(1e-9),
-                false_resign_rate: stats.false_resigns as f64 / stats.would_resign as f64,
+                false_resign_rate: (stats.would_resign > 0)
+                    .then(|| stats.false_resigns as f64 / stats.would_resign as f64),
                 selfplay: stats,
                 gate_score,
                 promoted,
