@@ -194,22 +194,26 @@ fn worker<G: Game>(
             tree.set_config(mcts_config(config, slot.full, slot.rng.random()));
         }
         search_many(&mut trees, &mut evaluator);
+        // Advance every searched game; games that end make room for new ones, which join
+        // after this pass (they have not been searched yet).
+        let mut fresh = 0;
         let mut i = 0;
         while i < slots.len() {
-            let finished = advance(&mut slots[i], &mut trees[i], config);
-            if finished {
+            if advance(&mut slots[i], &mut trees[i], config) {
                 let slot = slots.swap_remove(i);
                 trees.swap_remove(i);
                 done.push((slot.number, slot.record));
                 progress();
-                if let Some(n) = take() {
-                    let (s, t) = new_slot(start, n, config, seed);
-                    slots.push(s);
-                    trees.push(t);
-                }
+                fresh += 1;
             } else {
                 i += 1;
             }
+        }
+        for _ in 0..fresh {
+            let Some(n) = take() else { break };
+            let (s, t) = new_slot(start, n, config, seed);
+            slots.push(s);
+            trees.push(t);
         }
     }
     Ok((done, evaluator.misses))
@@ -262,4 +266,47 @@ fn advance<G: Game>(slot: &mut Slot, tree: &mut Mcts<G>, config: &SelfPlayConfig
         return true;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::{ConnectFour, TicTacToe};
+    use tabula_nn::{Architecture, PolicyValueNet, WeightFile};
+
+    fn untrained<G: Game>(game: &G) -> Arc<Network> {
+        let arch = Architecture::for_game(game, 1, 8);
+        let model = PolicyValueNet::new(&arch, &tabula_nn::train::training_device());
+        Arc::new(Network::from_weights(&WeightFile::from_model(&model, &arch, &game.name())).unwrap())
+    }
+
+    fn check<G: Game>(start: G, config: SelfPlayConfig) {
+        let net = untrained(&start);
+        let (records, stats) = play_games(&start, net, 23, &config, 5, &|| {}).unwrap();
+        assert_eq!(records.len(), 23);
+        assert_eq!(stats.games, 23);
+        for r in &records {
+            let positions = r.replay(&start).unwrap();
+            let last = positions.last().unwrap();
+            assert!(r.resigned || last.is_terminal(), "a game stopped early: {r:?}");
+            if !r.resigned {
+                assert_eq!(r.result, GameRecord::result_of(last.outcome()));
+            }
+            assert_eq!(r.policy.len(), r.moves.len());
+            for p in r.policy.iter().flatten() {
+                let sum: f32 = p.iter().map(|x| x.1).sum();
+                assert!((sum - 1.0).abs() < 1e-4);
+            }
+        }
+    }
+
+    #[test]
+    fn every_game_is_played_to_its_end() {
+        let config = SelfPlayConfig { simulations: 30, parallel_games: 4, threads: 2, ..SelfPlayConfig::default() };
+        check(TicTacToe::new(), config.clone());
+        check(
+            ConnectFour::default(),
+            SelfPlayConfig { fast_simulations: 8, resign_threshold: 0.8, ..config },
+        );
+    }
 }
