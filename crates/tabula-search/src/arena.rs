@@ -52,7 +52,8 @@ impl MatchResult {
     /// The Elo difference a score implies (±∞ clamped to ±800 at 0% and 100%).
     pub fn elo(score: f64) -> f64 {
         let s = score.clamp(0.01, 0.99);
-        (-400.0 * (1.0 / s - 1.0).log10()).clamp(-800.0, 800.0)
+        // `+ 0.0` turns -0 into 0 for printing.
+        (-400.0 * (1.0 / s - 1.0).log10()).clamp(-800.0, 800.0) + 0.0
     }
 }
 
