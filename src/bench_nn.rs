@@ -119,7 +119,7 @@ impl GameVisitor for NnVisit<'_> {
                 let part = Duration::from_secs_f64(b.seconds / 5.0);
                 let mut rates = Vec::new();
                 for _ in 0..5 {
-                    let counts: Vec<u64> = std::thread::scope(|s| {
+                    let counts: Vec<f64> = std::thread::scope(|s| {
                         let hs: Vec<_> = (0..threads)
                             .map(|t| {
                                 let net = net.clone();
@@ -136,13 +136,13 @@ impl GameVisitor for NnVisit<'_> {
                                         net.forward(&input, batch, &mut scratch, &mut l, &mut v);
                                         n += batch as u64;
                                     }
-                                    n
+                                    n as f64 / start.elapsed().as_secs_f64()
                                 })
                             })
                             .collect();
-                        hs.into_iter().map(|h| h.join().unwrap_or(0)).collect()
+                        hs.into_iter().map(|h| h.join().unwrap_or(0.0)).collect()
                     });
-                    rates.push(counts.iter().sum::<u64>() as f64 / part.as_secs_f64());
+                    rates.push(counts.iter().sum::<f64>());
                 }
                 let rate = median(&mut rates);
                 let gflops = rate * flops / 1e9;

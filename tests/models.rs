@@ -1,0 +1,55 @@
+//! The shipped models play as their README says: tic-tac-toe never loses to minimax;
+//! Connect Four wins every game as the first player against random play and beats a
+//! shallow fixed-depth alpha-beta player.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tabula_core::{ConnectFour, Game, Outcome, Player, TicTacToe};
+use tabula_nn::{Network, NetworkEvaluator, WeightFile};
+use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent};
+use tabula_search::arena::{play_game, play_match, RandomAgent};
+use tabula_search::MctsConfig;
+
+fn mcts<G: Game>(file: &str, game: &G, sims: usize) -> MctsAgent<G> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(file);
+    let weights = WeightFile::load(&path).expect("the shipped model loads");
+    weights.check_game(game).expect("made for this game");
+    let net = Arc::new(Network::from_weights(&weights).expect("valid weights"));
+    let config = MctsConfig { simulations: sims, c_puct: 1.5, ..MctsConfig::default() };
+    MctsAgent::new(config, Box::new(NetworkEvaluator::new(net, game, 16).expect("fits")), "mcts")
+}
+
+#[test]
+fn tictactoe_model_never_loses_to_minimax() {
+    let start = TicTacToe::new();
+    let mut a = mcts("tictactoe.safetensors", &start, 200);
+    let mut b = NegamaxAgent::new(None);
+    let r = play_match(&start, &mut a, &mut b, 18, 1, 3, |_| {});
+    assert_eq!(r.losses, 0, "{r:?}");
+}
+
+#[test]
+fn connect4_model_beats_random_as_first_player() {
+    let start = ConnectFour::default();
+    let mut a = mcts("connect4.safetensors", &start, 200);
+    for seed in 0..20 {
+        let mut random = RandomAgent::new(seed);
+        let outcome = play_game(&start, &mut a as &mut dyn Agent<ConnectFour>, &mut random);
+        assert_eq!(outcome, Some(Outcome::Win(Player::First)), "game {seed}");
+    }
+}
+
+#[test]
+fn connect4_model_beats_a_shallow_alpha_beta_player() {
+    let start = ConnectFour::default();
+    let mut a = mcts("connect4.safetensors", &start, 400);
+    let mut b = NegamaxAgent::new(Some(DEPTH));
+    let r = play_match(&start, &mut a, &mut b, 20, 2, 5, |_| {});
+    assert!(r.score() >= THRESHOLD, "{r:?}: score {}", r.score());
+}
+
+/// The α-β player searches this many moves ahead (a horizon scores 0).
+const DEPTH: u32 = 4;
+/// Required share of the points over 20 games (wins + draws/2).
+const THRESHOLD: f64 = 0.7;
