@@ -287,6 +287,9 @@ pub struct PlotArgs {
     out: Option<PathBuf>,
 }
 
+/// A curve: its name, colour and value.
+type Series<T> = (&'static str, plotters::style::RGBColor, fn(&T) -> f64);
+
 pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     use plotters::prelude::*;
     let rows = read_metrics(&args.run)?;
@@ -325,7 +328,7 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         .x_desc("wall time (minutes)")
         .y_desc("loss / nats")
         .draw()?;
-    let series: [(&str, RGBColor, fn(&tabula_zero::Metrics) -> f64); 3] = [
+    let series: [Series<tabula_zero::Metrics>; 3] = [
         ("policy loss", BLUE, |r| r.losses.policy as f64),
         ("value loss", RED, |r| r.losses.value as f64),
         ("policy entropy", GREEN, |r| r.policy_entropy),
@@ -363,7 +366,7 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         .x_desc("wall time (minutes)")
         .y_desc("% of test positions")
         .draw()?;
-    let series: [(&str, RGBColor, fn(&tabula_zero::Accuracy) -> f64); 4] = [
+    let series: [Series<tabula_zero::Accuracy>; 4] = [
         ("MCTS: optimal", BLUE, |a| a.mcts_optimal),
         ("MCTS: keeps result", CYAN, |a| a.mcts_keeps),
         ("raw policy: optimal", RED, |a| a.policy_optimal),

@@ -12,12 +12,22 @@ use tabula_search::arena::{play_game, play_match, RandomAgent};
 use tabula_search::MctsConfig;
 
 fn mcts<G: Game>(file: &str, game: &G, sims: usize) -> MctsAgent<G> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(file);
     let weights = WeightFile::load(&path).expect("the shipped model loads");
     weights.check_game(game).expect("made for this game");
     let net = Arc::new(Network::from_weights(&weights).expect("valid weights"));
-    let config = MctsConfig { simulations: sims, c_puct: 1.5, ..MctsConfig::default() };
-    MctsAgent::new(config, Box::new(NetworkEvaluator::new(net, game, 16).expect("fits")), "mcts")
+    let config = MctsConfig {
+        simulations: sims,
+        c_puct: 1.5,
+        ..MctsConfig::default()
+    };
+    MctsAgent::new(
+        config,
+        Box::new(NetworkEvaluator::new(net, game, 16).expect("fits")),
+        "mcts",
+    )
 }
 
 #[test]

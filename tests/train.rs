@@ -104,7 +104,7 @@ fn a_run_killed_mid_iteration_resumes_without_losing_or_repeating_iterations() {
     let config = run.with_extension("toml");
     std::fs::write(
         &config,
-        "game = \"tictactoe\"\niterations = 3\n[selfplay]\ngames = 60\n[net]\nsteps = 60\n[eval]\nevery = 0\n",
+        "game = \"tictactoe\"\niterations = 3\n[selfplay]\ngames = 60\n[net]\nsteps = 60\n[eval]\nevery = 0\n[gate]\nenabled = true\ngames = 4\nsimulations = 20\n",
     )
     .unwrap();
     let args = [
@@ -159,6 +159,14 @@ fn a_run_killed_mid_iteration_resumes_without_losing_or_repeating_iterations() {
         })
         .collect();
     assert_eq!(rows, vec![1, 2, 3]);
+    // Gated: every iteration played an arena.
+    for l in std::fs::read_to_string(run.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert!(v["gate_score"].as_f64().is_some(), "{v}");
+    }
     let csv = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
     for i in 0..=3 {

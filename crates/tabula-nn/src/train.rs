@@ -1,10 +1,10 @@
 //! One training step of the policy/value network with burn on the `flex` CPU backend
 //! (or CUDA behind the `cuda` feature).
 //!
-//! Loss = cross-entropy of the policy logits against the search's visit distribution
-//! + mean squared error of the value against the game result; weight decay is the
-//! optimiser's (an L2 term on every weight). Adam or SGD with momentum, with a step
-//! learning-rate schedule.
+//! The loss is the cross-entropy of the policy logits against the search's visit
+//! distribution plus the mean squared error of the value against the game result;
+//! weight decay is the optimiser's (an L2 term on every weight). Adam or SGD with
+//! momentum, with a step learning-rate schedule.
 
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::decay::WeightDecayConfig;
@@ -112,6 +112,9 @@ pub fn training_device() -> Device {
         Device::flex().autodiff()
     }
 }
+
+/// The gradient of every named tensor.
+pub type NamedGradients = Vec<(String, Vec<f32>)>;
 
 /// A network being trained, with its optimiser.
 pub struct Trainer {
@@ -236,7 +239,7 @@ impl Trainer {
 
     /// The losses on `batch` (training-mode batch norm) and the gradient of their sum
     /// with respect to every named tensor, without changing the network.
-    pub fn gradients(&self, batch: &Batch) -> Result<(Losses, Vec<(String, Vec<f32>)>), NnError> {
+    pub fn gradients(&self, batch: &Batch) -> Result<(Losses, NamedGradients), NnError> {
         let (pl, vl) = self.loss_tensors(batch)?;
         let losses = Losses {
             policy: scalar(&pl),

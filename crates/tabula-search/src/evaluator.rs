@@ -167,7 +167,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
 /// Draws an index with probability proportional to `weights` (all zero: uniform).
 pub fn sample_index(weights: &[f32], rng: &mut impl Rng) -> usize {
     let total: f32 = weights.iter().sum();
-    if !(total > 0.0) {
+    if total.is_nan() || total <= 0.0 {
         return rng.random_range(0..weights.len().max(1));
     }
     let mut x = rng.random::<f32>() * total;

@@ -358,18 +358,13 @@ impl<G: Game> Mcts<G> {
             let mut game = self.root_game.clone();
             let mut path = vec![0u32];
             let mut node = 0usize;
-            loop {
-                match self.nodes[node].state {
-                    NodeState::Expanded => {
-                        let child = self.select_child(node);
-                        if let Some(mv) = self.nodes[child].mv {
-                            game.play(mv);
-                        }
-                        path.push(child as u32);
-                        node = child;
-                    }
-                    _ => break,
+            while self.nodes[node].state == NodeState::Expanded {
+                let child = self.select_child(node);
+                if let Some(mv) = self.nodes[child].mv {
+                    game.play(mv);
                 }
+                path.push(child as u32);
+                node = child;
             }
             match self.nodes[node].state {
                 NodeState::Terminal(v) => {
@@ -516,7 +511,7 @@ impl<G: Game> Mcts<G> {
         };
         let noise: Vec<f32> = (0..n).map(|_| gamma.sample(&mut self.rng)).collect();
         let sum: f32 = noise.iter().sum();
-        if !(sum > 0.0) {
+        if sum.is_nan() || sum <= 0.0 {
             return;
         }
         let w = self.config.noise_weight;

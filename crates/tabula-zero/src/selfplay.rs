@@ -63,6 +63,9 @@ pub fn mcts_config(config: &SelfPlayConfig, full: bool, seed: u64) -> MctsConfig
     }
 }
 
+/// A worker's numbered games and its evaluator's network calls.
+type WorkerOutput = (Vec<(usize, GameRecord)>, u64);
+
 struct Slot {
     number: usize,
     record: GameRecord,
@@ -88,24 +91,23 @@ pub fn play_games<G: Game>(
     }
     .min(count.max(1));
     let next = AtomicUsize::new(0);
-    let results: Vec<Result<(Vec<(usize, GameRecord)>, u64), ZeroError>> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|_| {
-                    let net = net.clone();
-                    let next = &next;
-                    scope.spawn(move || worker(start, net, count, config, seed, next, progress))
+    let results: Vec<Result<WorkerOutput, ZeroError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let net = net.clone();
+                let next = &next;
+                scope.spawn(move || worker(start, net, count, config, seed, next, progress))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ZeroError::Config("a self-play thread panicked".into()))
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(ZeroError::Config("a self-play thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
+            })
+            .collect()
+    });
     let mut numbered = Vec::new();
     let mut stats = SelfPlayStats::default();
     for r in results {
@@ -172,7 +174,7 @@ fn worker<G: Game>(
     seed: u64,
     next: &AtomicUsize,
     progress: &(dyn Fn() + Sync),
-) -> Result<(Vec<(usize, GameRecord)>, u64), ZeroError> {
+) -> Result<WorkerOutput, ZeroError> {
     let mut evaluator = CachedEvaluator::new(NetworkEvaluator::new(net, start, 16)?, 1 << 17);
     let mut slots = Vec::new();
     let mut trees = Vec::new();
@@ -277,7 +279,9 @@ mod tests {
     fn untrained<G: Game>(game: &G) -> Arc<Network> {
         let arch = Architecture::for_game(game, 1, 8);
         let model = PolicyValueNet::new(&arch, &tabula_nn::train::training_device());
-        Arc::new(Network::from_weights(&WeightFile::from_model(&model, &arch, &game.name())).unwrap())
+        Arc::new(
+            Network::from_weights(&WeightFile::from_model(&model, &arch, &game.name())).unwrap(),
+        )
     }
 
     fn check<G: Game>(start: G, config: SelfPlayConfig) {
@@ -288,7 +292,10 @@ mod tests {
         for r in &records {
             let positions = r.replay(&start).unwrap();
             let last = positions.last().unwrap();
-            assert!(r.resigned || last.is_terminal(), "a game stopped early: {r:?}");
+            assert!(
+                r.resigned || last.is_terminal(),
+                "a game stopped early: {r:?}"
+            );
             if !r.resigned {
                 assert_eq!(r.result, GameRecord::result_of(last.outcome()));
             }
@@ -302,11 +309,20 @@ mod tests {
 
     #[test]
     fn every_game_is_played_to_its_end() {
-        let config = SelfPlayConfig { simulations: 30, parallel_games: 4, threads: 2, ..SelfPlayConfig::default() };
+        let config = SelfPlayConfig {
+            simulations: 30,
+            parallel_games: 4,
+            threads: 2,
+            ..SelfPlayConfig::default()
+        };
         check(TicTacToe::new(), config.clone());
         check(
             ConnectFour::default(),
-            SelfPlayConfig { fast_simulations: 8, resign_threshold: 0.8, ..config },
+            SelfPlayConfig {
+                fast_simulations: 8,
+                resign_threshold: 0.8,
+                ..config
+            },
         );
     }
 }
