@@ -1,0 +1,146 @@
+//! End to end: `tabula analyze`, `play --player mcts` and `arena`, with good and bad input.
+
+mod common;
+
+use common::{tabula, text};
+
+#[test]
+fn analyze_prints_seed_000s_table_and_json() {
+    let out = tabula(
+        &[
+            "analyze",
+            "mini-go",
+            "--sims",
+            "100",
+            "--model",
+            "untrained",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("root visits: 101"), "{s}");
+    assert!(
+        s.contains("prior P") && s.contains("Q value") && s.contains("chosen move:"),
+        "{s}"
+    );
+
+    let out = tabula(
+        &[
+            "analyze", "connect4", "--moves", "4453", "--sims", "200", "--model", "rollout",
+            "--json", "--top", "3",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).expect("one JSON object");
+    assert_eq!(v["root_visits"], 201);
+    assert_eq!(v["children"].as_array().map(|a| a.len()), Some(3));
+    let visits: u64 = v["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["visits"].as_u64().unwrap())
+        .sum();
+    assert!(visits <= 200);
+    assert!(v["best"].is_string());
+}
+
+#[test]
+fn analyze_rejects_bad_moves_and_mismatched_models() {
+    let out = tabula(&["analyze", "connect4", "--moves", "4458"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("expected a column"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let out = tabula(
+        &[
+            "analyze",
+            "connect4",
+            "--model",
+            "models/tictactoe.safetensors",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("trained for tictactoe, not connect4"), "{err}");
+
+    let out = tabula(
+        &[
+            "analyze",
+            "tictactoe",
+            "--model",
+            "no/such/file.safetensors",
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no/such/file.safetensors"));
+
+    let garbage =
+        std::env::temp_dir().join(format!("tabula-garbage-{}.safetensors", std::process::id()));
+    std::fs::write(&garbage, b"not a weight file at all").unwrap();
+    let out = tabula(
+        &["analyze", "tictactoe", "--model", garbage.to_str().unwrap()],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("bad weight file"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_file(garbage);
+}
+
+#[test]
+fn play_against_mcts_with_the_shipped_model() {
+    // The person plays 1, 2, 3 …; MCTS blocks and wins, never crashing on illegal input.
+    let out = tabula(
+        &["play", "tictactoe", "--player", "mcts", "--sims", "200"],
+        "1\n1\nzz\n2\n4\n6\n8\n9\n7\n3\n5\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("models/tictactoe.safetensors"), "{s}");
+    assert!(s.contains("Game over"), "{s}");
+    assert!(!s.contains("You win"), "{s}");
+}
+
+#[test]
+fn arena_reports_a_score_and_rejects_unknown_players() {
+    let out = tabula(
+        &[
+            "arena",
+            "minimax",
+            "random",
+            "--game",
+            "tictactoe",
+            "--games",
+            "6",
+            "--json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(v["b_wins"], 0);
+    assert!(v["score"].as_f64().unwrap() > 0.5 && v["elo"].as_f64().unwrap() > 0.0);
+
+    let out = tabula(
+        &["arena", "minimax", "grandmaster", "--game", "tictactoe"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("unknown player"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = tabula(&["arena", "solver", "random", "--game", "tictactoe"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
