@@ -45,7 +45,7 @@ enum Command {
     Solve(solve::SolveArgs),
     /// Count move sequences and distinct positions by ply (checks a game's rules).
     Perft(perft::PerftArgs),
-    /// Measure speed: `tabula bench solver --set FILE`.
+    /// Measure speed: the solver, playouts, network inference, network-guided MCTS.
     Bench(bench::BenchArgs),
     /// Run a Go engine speaking GTP v2 on standard input and output.
     Gtp(gtp::GtpArgs),

@@ -24,8 +24,8 @@ pub struct TrainArgs {
     /// The game: tictactoe, connect4[:WxH], go[:N], mini-go.
     game: String,
     /// The run directory (created if missing, resumed if it holds a run).
-    #[arg(long)]
-    run: PathBuf,
+    #[arg(long, required_unless_present = "print_config")]
+    run: Option<PathBuf>,
     /// A TOML configuration for a new run (fields not given keep the game's defaults).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -163,15 +163,14 @@ fn connect4_eval_set(dir: &Path, count: usize, cache: &Path) -> Result<EvalSet<C
     })
 }
 
-struct Train<'a>(&'a TrainArgs, ZeroConfig);
+struct Train<'a>(&'a TrainArgs, ZeroConfig, &'a Path);
 
 impl GameVisitor for Train<'_> {
     type Output = Result<()>;
 
     fn visit<G: Game>(self, game: G) -> Result<()> {
-        let Train(args, config) = self;
-        std::fs::create_dir_all(&args.run)
-            .with_context(|| format!("creating {}", args.run.display()))?;
+        let Train(args, config, dir) = self;
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let any = &game as &dyn Any;
         let eval_set: Option<EvalSet<G>> = if config.eval.every == 0 {
             None
@@ -184,7 +183,7 @@ impl GameVisitor for Train<'_> {
                 match connect4_eval_set(
                     &args.eval_data,
                     config.eval.positions,
-                    &args.run.join("eval-set.json"),
+                    &dir.join("eval-set.json"),
                 ) {
                     Ok(set) => (Box::new(set) as Box<dyn Any>)
                         .downcast::<EvalSet<G>>()
@@ -206,16 +205,16 @@ impl GameVisitor for Train<'_> {
             bar: std::sync::Mutex::new(None),
             quiet: args.quiet,
         };
-        let run = Run::open(&args.run, config, game, eval_set.as_ref(), &progress)?;
+        let run = Run::open(dir, config, game, eval_set.as_ref(), &progress)?;
         let state = run.train()?;
         eprintln!(
             "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",
-            args.run.display(),
+            dir.display(),
             state.iteration,
             state.games,
             state.steps,
             state.seconds,
-            args.run.join("best.safetensors").display()
+            dir.join("best.safetensors").display()
         );
         Ok(())
     }
@@ -227,7 +226,10 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         print!("{}", ZeroConfig::defaults_for(&game_name).to_toml());
         return Ok(ExitCode::SUCCESS);
     }
-    let stored = stored_config(&args.run, &game_name)?;
+    let Some(dir) = args.run.as_deref() else {
+        bail!("--run DIR is required");
+    };
+    let stored = stored_config(dir, &game_name)?;
     let mut config = match (&stored, &args.config) {
         (Some(stored), Some(path)) => {
             let text = std::fs::read_to_string(path)
@@ -236,7 +238,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             if &given != stored {
                 bail!(
                     "{} already holds a run with another configuration; resume it without --config, or start a new run directory",
-                    args.run.display()
+                    dir.display()
                 );
             }
             given
@@ -260,9 +262,9 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     }
     if stored.as_ref().is_some_and(|s| s != &config) {
         // Extending a run: keep its stored configuration in step.
-        std::fs::write(args.run.join("config.toml"), config.to_toml())?;
+        tabula_zero::run::write_atomic(&dir.join("config.toml"), config.to_toml().as_bytes())?;
     }
-    registry::visit(&args.game, Train(&args, config))??;
+    registry::visit(&args.game, Train(&args, config, dir))??;
     Ok(ExitCode::SUCCESS)
 }
 
