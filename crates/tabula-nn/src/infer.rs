@@ -172,12 +172,24 @@ impl Network {
             arch,
         };
         let a = &net.arch;
-        let ok = net.stem.inputs == a.planes
-            && net.stem.outputs == a.channels
-            && net.policy_fc.inputs == a.policy_channels * a.area()
-            && net.policy_fc.outputs == a.actions
-            && net.value_fc1.inputs == a.value_channels * a.area()
-            && net.value_fc2.outputs == 1;
+        let conv_ok = |c: &Conv, inputs: usize, outputs: usize, kernel: usize| {
+            c.inputs == inputs
+                && c.outputs == outputs
+                && c.kernel == kernel
+                && c.w.len() == inputs * outputs * kernel * kernel
+        };
+        let dense_ok = |d: &Dense, inputs: usize, outputs: usize| {
+            d.inputs == inputs && d.outputs == outputs && d.w.len() == inputs * outputs
+        };
+        let ok = conv_ok(&net.stem, a.planes, a.channels, 3)
+            && net.blocks.iter().all(|(f, s)| {
+                conv_ok(f, a.channels, a.channels, 3) && conv_ok(s, a.channels, a.channels, 3)
+            })
+            && conv_ok(&net.policy_conv, a.channels, a.policy_channels, 1)
+            && conv_ok(&net.value_conv, a.channels, a.value_channels, 1)
+            && dense_ok(&net.policy_fc, a.policy_channels * a.area(), a.actions)
+            && dense_ok(&net.value_fc1, a.value_channels * a.area(), a.value_hidden)
+            && dense_ok(&net.value_fc2, a.value_hidden, 1);
         if !ok {
             return Err(NnError::Mismatch(
                 "tensor shapes disagree with the architecture".into(),
@@ -446,6 +458,26 @@ mod tests {
             }
             assert!((v1[0] - values[b]).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn shapes_that_disagree_with_the_architecture_are_refused() {
+        let game = TicTacToe::new();
+        let arch = crate::Architecture::preset(&game, "2x8").unwrap();
+        let model = PolicyValueNet::new(&arch, &Device::default());
+        let file = WeightFile::from_model(&model, &arch, &game.name());
+        assert!(Network::from_weights(&file).is_ok());
+        let mut bad = file.clone();
+        let t = bad
+            .tensors
+            .iter_mut()
+            .find(|t| t.name == "blocks.1.first.conv.weight")
+            .unwrap();
+        t.shape = vec![8, 8, 1, 9];
+        assert!(Network::from_weights(&bad).is_err());
+        let mut bad = file.clone();
+        bad.arch.value_hidden += 1;
+        assert!(Network::from_weights(&bad).is_err());
     }
 
     #[test]
