@@ -351,7 +351,6 @@ impl<'a, G: Game> Run<'a, G> {
         let (latest, _) = self.load_net(&state.latest)?;
         let mut trainer = Trainer::from_weights(&latest, cfg.net.optimizer.clone())?;
         let (_, mut best_net) = self.load_net(&state.best)?;
-        let session = Instant::now();
         let threads = match cfg.selfplay.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -372,13 +371,8 @@ impl<'a, G: Game> Run<'a, G> {
                     "iteration {it}: reusing {} saved games",
                     records.len()
                 ));
-                (
-                    records,
-                    SelfPlayStats {
-                        games: 0,
-                        ..SelfPlayStats::default()
-                    },
-                )
+                // The statistics of that self-play were lost with the crash.
+                (records, SelfPlayStats::default())
             } else {
                 self.progress.start(
                     &format!("iteration {it}: self-play"),
@@ -485,7 +479,6 @@ impl<'a, G: Game> Run<'a, G> {
             self.save_state(&state)?;
             self.progress.message(&summary(&m));
         }
-        let _ = session;
         Ok(state)
     }
 
