@@ -39,6 +39,8 @@ enum Command {
     Train(train::TrainArgs),
     /// Draw a training run's learning curves as an SVG.
     Plot(train::PlotArgs),
+    /// Measure a network's share of optimal moves against the exact solver.
+    Accuracy(train::AccuracyArgs),
     /// Match two players (minimax, solver, mcts with a model, random) and rate them.
     Arena(arena::ArenaArgs),
     /// Solve Connect Four positions given as move strings (Pascal Pons' format).
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => analyze::run(a),
         Command::Train(a) => train::run(a),
         Command::Plot(a) => train::plot(a),
+        Command::Accuracy(a) => train::accuracy(a),
         Command::Arena(a) => arena::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Perft(a) => perft::run(a),

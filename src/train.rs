@@ -163,6 +163,29 @@ fn connect4_eval_set(dir: &Path, count: usize, cache: &Path) -> Result<EvalSet<C
     })
 }
 
+/// The accuracy test set of `game`, if it has one: every tic-tac-toe position, or
+/// `count` positions of Pons' sets in `data` for 7x6 Connect Four (classification
+/// cached in `cache`).
+fn eval_set<G: Game>(
+    game: &G,
+    data: &Path,
+    count: usize,
+    cache: &Path,
+) -> Result<Option<EvalSet<G>>> {
+    if game.name() == "tictactoe" {
+        return Ok(Some(EvalSet::exhaustive(game)));
+    }
+    if game.name() != "connect4" || (game as &dyn Any).downcast_ref::<ConnectFour>().is_none() {
+        return Ok(None);
+    }
+    let set = connect4_eval_set(data, count, cache)?;
+    // G is ConnectFour here, so the downcast succeeds.
+    Ok((Box::new(set) as Box<dyn Any>)
+        .downcast::<EvalSet<G>>()
+        .ok()
+        .map(|b| *b))
+}
+
 struct Train<'a>(&'a TrainArgs, ZeroConfig, &'a Path);
 
 impl GameVisitor for Train<'_> {
@@ -171,32 +194,21 @@ impl GameVisitor for Train<'_> {
     fn visit<G: Game>(self, game: G) -> Result<()> {
         let Train(args, config, dir) = self;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let any = &game as &dyn Any;
-        let eval_set: Option<EvalSet<G>> = if config.eval.every == 0 {
+        let eval_set = if config.eval.every == 0 {
             None
-        } else if game.name() == "tictactoe" {
-            Some(EvalSet::exhaustive(&game))
-        } else if let Some(c4) = any.downcast_ref::<ConnectFour>() {
-            if c4.name() != "connect4" {
-                None
-            } else {
-                match connect4_eval_set(
-                    &args.eval_data,
-                    config.eval.positions,
-                    &dir.join("eval-set.json"),
-                ) {
-                    Ok(set) => (Box::new(set) as Box<dyn Any>)
-                        .downcast::<EvalSet<G>>()
-                        .ok()
-                        .map(|b| *b),
-                    Err(e) => {
-                        eprintln!("warning: no accuracy measurement: {e:#}");
-                        None
-                    }
+        } else {
+            match eval_set(
+                &game,
+                &args.eval_data,
+                config.eval.positions,
+                &dir.join("eval-set.json"),
+            ) {
+                Ok(set) => set,
+                Err(e) => {
+                    eprintln!("warning: no accuracy measurement: {e:#}");
+                    None
                 }
             }
-        } else {
-            None
         };
         if let Some(set) = &eval_set {
             eprintln!("accuracy is measured on {}", set.name);
@@ -391,5 +403,76 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         .draw()?;
     root.present()?;
     println!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Measure a network's accuracy against the exact solver: the share of test positions
+/// where its raw policy's move and its MCTS move are optimal (or keep the result).
+///
+/// Tic-tac-toe: all 4,520 non-terminal positions; Connect Four: the first N/2 positions
+/// of Pons' Test_L2_R1 and Test_L1_R1.
+#[derive(Args)]
+pub struct AccuracyArgs {
+    /// The game: tictactoe or connect4.
+    game: String,
+    /// The network (default: the shipped model).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Simulations of the MCTS measurement.
+    #[arg(long, default_value_t = 800)]
+    sims: usize,
+    /// Connect Four test positions (0: all 2,000).
+    #[arg(long, default_value_t = 400)]
+    positions: usize,
+    /// Pons' Connect Four test sets.
+    #[arg(long, default_value = "../shared/data/connect4")]
+    eval_data: PathBuf,
+    /// Where to keep the solver's classification of the positions (computed if missing).
+    #[arg(long)]
+    cache: Option<PathBuf>,
+}
+
+struct Measure<'a>(&'a AccuracyArgs);
+
+impl GameVisitor for Measure<'_> {
+    type Output = Result<()>;
+    fn visit<G: Game>(self, game: G) -> Result<()> {
+        let a = self.0;
+        let path = match &a.model {
+            Some(p) => p.clone(),
+            None => crate::evaluators::shipped_model(&game.name()).ok_or_else(|| {
+                anyhow::anyhow!("no shipped model for {}: give --model", game.name())
+            })?,
+        };
+        let net = crate::evaluators::load_network(&path, &game)?;
+        let cache = a.cache.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("tabula-eval-{}-{}.json", game.name(), a.positions))
+        });
+        let Some(set) = eval_set(&game, &a.eval_data, a.positions, &cache)? else {
+            bail!(
+                "no accuracy test set for {} (tictactoe and connect4 have one)",
+                game.name()
+            );
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let acc = tabula_zero::accuracy::measure(&set, &net, a.sims, threads);
+        println!("{} on {}:", path.display(), set.name);
+        println!(
+            "  raw policy: optimal {:.2}%, keeps the result {:.2}%",
+            100.0 * acc.policy_optimal,
+            100.0 * acc.policy_keeps
+        );
+        println!(
+            "  MCTS ({} simulations): optimal {:.2}%, keeps the result {:.2}%",
+            a.sims,
+            100.0 * acc.mcts_optimal,
+            100.0 * acc.mcts_keeps
+        );
+        Ok(())
+    }
+}
+
+pub fn accuracy(args: AccuracyArgs) -> Result<ExitCode> {
+    registry::visit(&args.game, Measure(&args))??;
     Ok(ExitCode::SUCCESS)
 }

@@ -144,3 +144,12 @@ fn arena_reports_a_score_and_rejects_unknown_players() {
     let out = tabula(&["arena", "solver", "random", "--game", "tictactoe"], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn accuracy_of_the_shipped_tictactoe_model() {
+    let out = tabula(&["accuracy", "tictactoe", "--sims", "200"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("4520 non-terminal tictactoe positions"), "{s}");
+    assert!(s.contains("MCTS (200 simulations): optimal 99."), "{s}");
+}
