@@ -62,4 +62,4 @@ fn connect4_model_beats_a_shallow_alpha_beta_player() {
 /// The α-β player searches this many moves ahead (a horizon scores 0).
 const DEPTH: u32 = 4;
 /// Required share of the points over 20 games (wins + draws/2).
-const THRESHOLD: f64 = 0.7;
+const THRESHOLD: f64 = 0.8;
