@@ -104,7 +104,7 @@ impl GameVisitor for Play {
                 let (evaluator, label) =
                     crate::evaluators::evaluator(self.model.as_deref(), &game, 42)?;
                 writeln!(out, "MCTS evaluator: {label}")?;
-                let config = crate::evaluators::mcts_config(self.sims, 2.0, 42);
+                let config = crate::evaluators::mcts_config(self.sims, 1.5, 42);
                 Box::new(MctsAgent::new(config, evaluator, "MCTS")) as Box<dyn Agent<G>>
             }
         };

@@ -129,40 +129,6 @@ impl Agent<ConnectFour> for SolverAgent {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptions() {
-        // 4455: X to move wins with its 4th stone, two moves from now
-        assert_eq!(describe_score(18, 4, 42), "win in 2 moves (score 18)");
-        // 44455554221: O to move loses to X's 7th stone, X has 6 stones
-        assert_eq!(describe_score(-15, 11, 42), "loss in 1 move (score -15)");
-        assert_eq!(describe_score(0, 3, 42), "draw");
-    }
-
-    #[test]
-    fn solver_agent_plays_the_win() {
-        let g = ConnectFour::from_moves(Geometry::STANDARD, "4455").unwrap();
-        let mut a = SolverAgent::new(Geometry::STANDARD, 8);
-        let _ = a.name();
-        let c = a.choose(&g);
-        let c = c.expect("a move");
-        assert_eq!(c.evaluation, "win (weak solve)");
-        // any move that keeps the win will do: the opponent must lose after it
-        let mut after = g;
-        after.play(c.mv);
-        let mut check = Solver::new(Geometry::STANDARD, 8);
-        assert_eq!(check.solve(&after, true), Ok(-1));
-        // late in the game the agent solves strongly
-        let g = ConnectFour::from_moves(Geometry::STANDARD, "7422341735647741166133573473242566")
-            .unwrap();
-        let c = a.choose(&g).expect("a move");
-        assert_eq!(c.evaluation, "win in 4 moves (score 1)");
-    }
-}
-
 /// PUCT Monte-Carlo search with any evaluator (a network, rollouts, uniform priors),
 /// reusing its tree from move to move.
 pub struct MctsAgent<G: Game> {
@@ -231,5 +197,39 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
                 result.value, visits, result.root_visits
             ),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions() {
+        // 4455: X to move wins with its 4th stone, two moves from now
+        assert_eq!(describe_score(18, 4, 42), "win in 2 moves (score 18)");
+        // 44455554221: O to move loses to X's 7th stone, X has 6 stones
+        assert_eq!(describe_score(-15, 11, 42), "loss in 1 move (score -15)");
+        assert_eq!(describe_score(0, 3, 42), "draw");
+    }
+
+    #[test]
+    fn solver_agent_plays_the_win() {
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "4455").unwrap();
+        let mut a = SolverAgent::new(Geometry::STANDARD, 8);
+        let _ = a.name();
+        let c = a.choose(&g);
+        let c = c.expect("a move");
+        assert_eq!(c.evaluation, "win (weak solve)");
+        // any move that keeps the win will do: the opponent must lose after it
+        let mut after = g;
+        after.play(c.mv);
+        let mut check = Solver::new(Geometry::STANDARD, 8);
+        assert_eq!(check.solve(&after, true), Ok(-1));
+        // late in the game the agent solves strongly
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "7422341735647741166133573473242566")
+            .unwrap();
+        let c = a.choose(&g).expect("a move");
+        assert_eq!(c.evaluation, "win in 4 moves (score 1)");
     }
 }

@@ -723,7 +723,7 @@ mod tests {
         }
         for batch in [1, 8] {
             let result =
-                Mcts::new(game.clone(), MctsConfig { batch, ..config }).search(&mut HashEvaluator);
+                Mcts::new(game, MctsConfig { batch, ..config }).search(&mut HashEvaluator);
             assert_eq!(result.root_visits, root.visits);
             for ch in &root.children {
                 let mine = result
@@ -760,10 +760,10 @@ mod tests {
             })
             .collect();
         let mut trees: Vec<Mcts<ConnectFour>> =
-            games.iter().map(|g| Mcts::new(g.clone(), config)).collect();
+            games.iter().map(|g| Mcts::new(*g, config)).collect();
         search_many(&mut trees, &mut HashEvaluator);
         for (tree, g) in trees.iter().zip(&games) {
-            let alone = Mcts::new(g.clone(), config).search(&mut HashEvaluator);
+            let alone = Mcts::new(*g, config).search(&mut HashEvaluator);
             let together = tree.result();
             assert_eq!(alone.children, together.children);
             let visits: u32 = together.children.iter().map(|c| c.visits).sum();
@@ -828,7 +828,7 @@ mod tests {
             simulations: 50,
             ..MctsConfig::default()
         };
-        let result = Mcts::new(g.clone(), config).search(&mut HashEvaluator);
+        let result = Mcts::new(g, config).search(&mut HashEvaluator);
         assert_eq!(g.format_move(result.best().unwrap()), "3");
     }
 

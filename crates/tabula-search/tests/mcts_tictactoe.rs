@@ -16,7 +16,7 @@ fn all_positions() -> Vec<TicTacToe> {
             continue;
         }
         for mv in g.legal_moves() {
-            let mut c = g.clone();
+            let mut c = g;
             c.play(mv);
             stack.push(c);
         }
@@ -41,7 +41,7 @@ fn mcts_wins_quick_wins_and_never_throws_a_draw() {
     for g in &positions {
         let values = exact.analyze(g);
         let best = values.iter().map(|(_, v)| *v).max().unwrap();
-        let result = Mcts::new(g.clone(), config).search(&mut evaluator);
+        let result = Mcts::new(*g, config).search(&mut evaluator);
         let mv = result.best().unwrap();
         let chosen = values.iter().find(|(m, _)| *m == mv).unwrap().1;
         let ply = g.ply() as i32;

@@ -176,8 +176,8 @@ mod tests {
             }
             prop_assert_eq!(replay.position_hash(), t.game.position_hash());
             // …and its target is the rotated target.
-            for a in 0..actions {
-                prop_assert_eq!(t.policy[game.transform_action(sym, a)], policy[a]);
+            for (a, p) in policy.iter().enumerate() {
+                prop_assert_eq!(t.policy[game.transform_action(sym, a)], *p);
             }
             prop_assert_eq!(t.value, 0.5);
         }
