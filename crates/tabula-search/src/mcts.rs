@@ -722,8 +722,7 @@ mod tests {
             ref_simulate(&mut root, &mut game.clone(), config.c_puct);
         }
         for batch in [1, 8] {
-            let result =
-                Mcts::new(game, MctsConfig { batch, ..config }).search(&mut HashEvaluator);
+            let result = Mcts::new(game, MctsConfig { batch, ..config }).search(&mut HashEvaluator);
             assert_eq!(result.root_visits, root.visits);
             for ch in &root.children {
                 let mine = result
