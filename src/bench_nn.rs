@@ -11,9 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use tabula_core::registry::{self, GameVisitor};
 use tabula_core::Game;
 use tabula_nn::infer::gemm;
-use tabula_nn::{
-    Architecture, Batch, Network, NetworkEvaluator, PolicyValueNet, Scratch, Trainer, WeightFile,
-};
+use tabula_nn::{Architecture, Batch, Network, NetworkEvaluator, Scratch, Trainer, WeightFile};
 use tabula_search::{search_many, Evaluation, Evaluator, Mcts, MctsConfig};
 
 use crate::bench::median;
@@ -84,10 +82,7 @@ pub fn sgemm_peak() -> f64 {
 
 fn random_network<G: Game>(game: &G, size: &str) -> Result<(Arc<Network>, WeightFile)> {
     let arch = Architecture::preset(game, size)?;
-    let device = tabula_nn::train::training_device();
-    device.seed(1);
-    let model = PolicyValueNet::new(&arch, &device);
-    let file = WeightFile::from_model(&model, &arch, &game.name());
+    let file = WeightFile::initial(&arch, &game.name(), 1);
     Ok((Arc::new(Network::from_weights(&file)?), file))
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use tabula_core::Game;
-use tabula_nn::{Architecture, Network, NetworkEvaluator, PolicyValueNet, WeightFile};
+use tabula_nn::{Architecture, Network, NetworkEvaluator, WeightFile};
 use tabula_search::{CachedEvaluator, Evaluator, MctsConfig, RolloutEvaluator, UniformEvaluator};
 
 /// The help text of `--model`, shared by the subcommands that take it.
@@ -38,10 +38,7 @@ pub fn load_network<G: Game>(path: &Path, game: &G) -> Result<Arc<Network>> {
 /// A freshly initialised network of `size` (e.g. `seed`) for `game`.
 pub fn untrained_network<G: Game>(game: &G, size: &str, seed: u64) -> Result<Arc<Network>> {
     let arch = Architecture::preset(game, size)?;
-    let device = tabula_nn::train::training_device();
-    device.seed(seed);
-    let model = PolicyValueNet::new(&arch, &device);
-    let file = WeightFile::from_model(&model, &arch, &game.name());
+    let file = WeightFile::initial(&arch, &game.name(), seed);
     Ok(Arc::new(Network::from_weights(&file)?))
 }
 

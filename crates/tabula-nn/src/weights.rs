@@ -132,6 +132,14 @@ impl WeightFile {
         }
     }
 
+    /// The weights of a freshly initialised network (burn's initialisers, seeded) — an
+    /// untrained player, or the start of a training run.
+    pub fn initial(arch: &Architecture, game: &str, seed: u64) -> WeightFile {
+        let device = crate::train::training_device();
+        device.seed(seed);
+        WeightFile::from_model(&PolicyValueNet::new(arch, &device), arch, game)
+    }
+
     /// A burn model on `device` holding these weights.
     pub fn to_model(&self, device: &Device) -> Result<PolicyValueNet, NnError> {
         let model = PolicyValueNet::new(&self.arch, device);

@@ -274,14 +274,11 @@ fn advance<G: Game>(slot: &mut Slot, tree: &mut Mcts<G>, config: &SelfPlayConfig
 mod tests {
     use super::*;
     use tabula_core::{ConnectFour, TicTacToe};
-    use tabula_nn::{Architecture, PolicyValueNet, WeightFile};
+    use tabula_nn::{Architecture, WeightFile};
 
     fn untrained<G: Game>(game: &G) -> Arc<Network> {
         let arch = Architecture::for_game(game, 1, 8);
-        let model = PolicyValueNet::new(&arch, &tabula_nn::train::training_device());
-        Arc::new(
-            Network::from_weights(&WeightFile::from_model(&model, &arch, &game.name())).unwrap(),
-        )
+        Arc::new(Network::from_weights(&WeightFile::initial(&arch, &game.name(), 1)).unwrap())
     }
 
     fn check<G: Game>(start: G, config: SelfPlayConfig) {
