@@ -9,7 +9,7 @@ use clap::Args;
 use serde_json::json;
 use tabula_core::registry::{self, GameVisitor};
 use tabula_core::{ConnectFour, Game};
-use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent, SolverAgent};
+use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent};
 use tabula_search::arena::{play_match, MatchResult, RandomAgent};
 
 use crate::evaluators;
@@ -62,7 +62,6 @@ fn agent<G: Game>(spec: &str, game: &G, args: &ArenaArgs, seed: u64) -> Result<B
                 ),
                 None => None,
             };
-            let mut a = NegamaxAgent::<G>::new(depth);
             if depth.is_none()
                 && game.name().starts_with("connect4")
                 && game.name() != "connect4:4x4"
@@ -71,25 +70,16 @@ fn agent<G: Game>(spec: &str, game: &G, args: &ArenaArgs, seed: u64) -> Result<B
                     "note: exhaustive minimax on Connect Four is slow; use `solver` or `minimax:D`"
                 );
             }
-            let _ = &mut a;
-            Box::new(a)
+            Box::new(NegamaxAgent::<G>::new(depth))
         }
         "solver" => {
-            let Some(c4) = (game as &dyn Any).downcast_ref::<ConnectFour>() else {
+            if (game as &dyn Any).downcast_ref::<ConnectFour>().is_none() {
                 bail!(
                     "`solver` plays Connect Four only; use `minimax` for {}",
                     game.name()
                 );
-            };
-            let mut s = SolverAgent::new(c4.geometry(), 64);
-            if let Ok(book) = crate::book::builtin() {
-                s.set_book(book);
             }
-            let boxed: Box<dyn Agent<ConnectFour>> = Box::new(s);
-            match (Box::new(boxed) as Box<dyn Any>).downcast::<Box<dyn Agent<G>>>() {
-                Ok(a) => *a,
-                Err(_) => bail!("`solver` plays Connect Four only"),
-            }
+            crate::play::perfect_agent(game, 64)
         }
         "mcts" => {
             let (evaluator, label) = evaluators::evaluator(param, game, seed)?;

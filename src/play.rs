@@ -54,7 +54,7 @@ pub struct PlayArgs {
 
 /// The best player Tabula has for `game`: the dedicated solver for Connect Four,
 /// exhaustive negamax for any other game.
-fn perfect_agent<G: Game>(game: &G, table_mb: usize) -> Box<dyn Agent<G>> {
+pub fn perfect_agent<G: Game>(game: &G, table_mb: usize) -> Box<dyn Agent<G>> {
     if let Some(c4) = (game as &dyn Any).downcast_ref::<ConnectFour>() {
         let mut solver_agent = SolverAgent::new(c4.geometry(), table_mb);
         if let Ok(book) = crate::book::builtin() {
