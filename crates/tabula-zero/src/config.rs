@@ -70,6 +70,16 @@ impl Default for SelfPlayConfig {
     }
 }
 
+impl SelfPlayConfig {
+    /// Threads to use: `threads`, or one per core when it is 0.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
 /// Network and training settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -31,7 +31,7 @@ use tabula_search::{Evaluator, FirstPlayUrgency, MctsConfig};
 use crate::accuracy::{measure, Accuracy, EvalSet};
 use crate::config::ZeroConfig;
 use crate::error::io_err;
-use crate::records::{read_records, write_records};
+use crate::records::{read_records, write_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::selfplay::{play_games, SelfPlayStats};
 use crate::ZeroError;
@@ -328,33 +328,25 @@ impl<'a, G: Game> Run<'a, G> {
         self.trim_metrics(state.iteration)?;
         let cfg = &self.config;
         // The replay buffer from the games of the completed iterations, newest last.
+        // Read backwards until the window is full, then add oldest first.
         let mut replay = ReplayBuffer::new(cfg.net.replay_window);
-        let mut first = state.iteration;
+        let mut recent = Vec::new();
         let mut held = 0;
-        while first > 0 && held < cfg.net.replay_window {
-            held += read_records(&self.path(&games_name(first)))?
-                .iter()
-                .map(|r| r.moves.len())
-                .sum::<usize>();
-            first -= 1;
-        }
-        for it in first + 1..=state.iteration {
-            for r in read_records(&self.path(&games_name(it)))? {
-                replay
-                    .add_game(&self.start, &r, cfg.selfplay.value_mix)
-                    .map_err(|reason| ZeroError::Record {
-                        file: games_name(it),
-                        reason,
-                    })?;
+        for it in (1..=state.iteration).rev() {
+            if held >= cfg.net.replay_window {
+                break;
             }
+            let records = read_records(&self.path(&games_name(it)))?;
+            held += records.iter().map(|r| r.moves.len()).sum::<usize>();
+            recent.push((it, records));
+        }
+        for (it, records) in recent.iter().rev() {
+            self.add_records(&mut replay, *it, records)?;
         }
         let (latest, _) = self.load_net(&state.latest)?;
         let mut trainer = Trainer::from_weights(&latest, cfg.net.optimizer.clone())?;
         let (_, mut best_net) = self.load_net(&state.best)?;
-        let threads = match cfg.selfplay.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
+        let threads = cfg.selfplay.thread_count();
         while state.iteration < cfg.iterations {
             if cfg.time_limit_s > 0 && state.seconds >= cfg.time_limit_s as f64 {
                 self.progress
@@ -392,14 +384,7 @@ impl<'a, G: Game> Run<'a, G> {
                 write_records(&games_path, &records)?;
                 (records, stats)
             };
-            for r in &records {
-                replay
-                    .add_game(&self.start, r, cfg.selfplay.value_mix)
-                    .map_err(|reason| ZeroError::Record {
-                        file: games_name(it),
-                        reason,
-                    })?;
-            }
+            self.add_records(&mut replay, it, &records)?;
             let selfplay_seconds = t0.elapsed().as_secs_f64();
             // 2. Training.
             let t1 = Instant::now();
@@ -480,6 +465,24 @@ impl<'a, G: Game> Run<'a, G> {
             self.progress.message(&summary(&m));
         }
         Ok(state)
+    }
+
+    /// Adds iteration `it`'s games to the replay buffer.
+    fn add_records(
+        &self,
+        replay: &mut ReplayBuffer<G>,
+        it: usize,
+        records: &[GameRecord],
+    ) -> Result<(), ZeroError> {
+        for r in records {
+            replay
+                .add_game(&self.start, r, self.config.selfplay.value_mix)
+                .map_err(|reason| ZeroError::Record {
+                    file: games_name(it),
+                    reason,
+                })?;
+        }
+        Ok(())
     }
 
     /// The new network's score against the best in an arena.

@@ -85,11 +85,7 @@ pub fn play_games<G: Game>(
     progress: &(dyn Fn() + Sync),
 ) -> Result<(Vec<GameRecord>, SelfPlayStats), ZeroError> {
     let started = Instant::now();
-    let threads = match config.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(count.max(1));
+    let threads = config.thread_count().min(count.max(1));
     let next = AtomicUsize::new(0);
     let results: Vec<Result<WorkerOutput, ZeroError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
