@@ -169,7 +169,7 @@ impl<G: Game> MctsAgent<G> {
             next.is_some_and(|mv| t.play(mv).is_ok())
         });
         if !reusable {
-            self.tree = Some(crate::mcts::Mcts::new(game.clone(), self.config));
+            self.tree = None;
         }
         let tree = self
             .tree
