@@ -301,8 +301,45 @@ pub struct PlotArgs {
     out: Option<PathBuf>,
 }
 
-/// A curve: its name, colour and value.
-type Series<T> = (&'static str, plotters::style::RGBColor, fn(&T) -> f64);
+/// A curve: its name, colour and points (minutes, value).
+type Curve = (&'static str, plotters::style::RGBColor, Vec<(f64, f64)>);
+
+/// Draws `curves` against wall time (0..`t_max` minutes) in `area`, values 0..`y_max`.
+fn draw_panel(
+    area: &plotters::drawing::DrawingArea<plotters::prelude::SVGBackend, plotters::coord::Shift>,
+    caption: &str,
+    y_desc: &str,
+    t_max: f64,
+    y_max: f64,
+    legend: plotters::chart::SeriesLabelPosition,
+    curves: Vec<Curve>,
+) -> Result<()> {
+    use plotters::prelude::*;
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 22))
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..t_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("wall time (minutes)")
+        .y_desc(y_desc)
+        .draw()?;
+    for (name, color, points) in curves {
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .position(legend)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    Ok(())
+}
 
 pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     use plotters::prelude::*;
@@ -323,84 +360,51 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     let minutes = |s: f64| s / 60.0;
     let t_max = minutes(rows.last().map_or(1.0, |r| r.seconds)).max(1e-3);
     // Losses and entropy against wall time.
-    let l_max = rows
+    let curve = |f: fn(&tabula_zero::Metrics) -> f64| -> Vec<(f64, f64)> {
+        rows.iter().map(|r| (minutes(r.seconds), f(r))).collect()
+    };
+    let losses = vec![
+        ("policy loss", BLUE, curve(|r| r.losses.policy as f64)),
+        ("value loss", RED, curve(|r| r.losses.value as f64)),
+        ("policy entropy", GREEN, curve(|r| r.policy_entropy)),
+    ];
+    let l_max = losses
         .iter()
-        .map(|r| {
-            (r.losses.policy as f64)
-                .max(r.losses.value as f64)
-                .max(r.policy_entropy)
-        })
+        .flat_map(|c| c.2.iter().map(|p| p.1))
         .fold(0.1, f64::max);
-    let mut chart = ChartBuilder::on(&top)
-        .caption("Training losses", ("sans-serif", 22))
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..t_max, 0.0..l_max * 1.05)?;
-    chart
-        .configure_mesh()
-        .x_desc("wall time (minutes)")
-        .y_desc("loss / nats")
-        .draw()?;
-    let series: [Series<tabula_zero::Metrics>; 3] = [
-        ("policy loss", BLUE, |r| r.losses.policy as f64),
-        ("value loss", RED, |r| r.losses.value as f64),
-        ("policy entropy", GREEN, |r| r.policy_entropy),
-    ];
-    for (name, color, f) in series {
-        chart
-            .draw_series(LineSeries::new(
-                rows.iter().map(|r| (minutes(r.seconds), f(r))),
-                color.stroke_width(2),
-            ))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-    }
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    // Accuracy against the solver.
-    let acc: Vec<_> = rows
-        .iter()
-        .filter_map(|r| r.accuracy.map(|a| (minutes(r.seconds), a)))
-        .collect();
-    let mut chart = ChartBuilder::on(&bottom)
-        .caption(
-            "Optimal moves against the exact solver (%)",
-            ("sans-serif", 22),
-        )
-        .margin(15)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..t_max, 0.0..100.0)?;
-    chart
-        .configure_mesh()
-        .x_desc("wall time (minutes)")
-        .y_desc("% of test positions")
-        .draw()?;
-    let series: [Series<tabula_zero::Accuracy>; 4] = [
-        ("MCTS: optimal", BLUE, |a| a.mcts_optimal),
-        ("MCTS: keeps result", CYAN, |a| a.mcts_keeps),
-        ("raw policy: optimal", RED, |a| a.policy_optimal),
-        ("raw policy: keeps result", MAGENTA, |a| a.policy_keeps),
-    ];
-    for (name, color, f) in series {
-        chart
-            .draw_series(LineSeries::new(
-                acc.iter().map(|(t, a)| (*t, 100.0 * f(a))),
-                color.stroke_width(2),
-            ))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
+    draw_panel(
+        &top,
+        "Training losses",
+        "loss / nats",
+        t_max,
+        l_max * 1.05,
+        SeriesLabelPosition::MiddleRight,
+        losses,
+    )?;
+    // Accuracy against the solver (where it was measured).
+    let accuracy = |f: fn(&tabula_zero::Accuracy) -> f64| -> Vec<(f64, f64)> {
+        rows.iter()
+            .filter_map(|r| r.accuracy.map(|a| (minutes(r.seconds), 100.0 * f(&a))))
+            .collect()
+    };
+    draw_panel(
+        &bottom,
+        "Optimal moves against the exact solver (%)",
+        "% of test positions",
+        t_max,
+        100.0,
+        SeriesLabelPosition::LowerRight,
+        vec![
+            ("MCTS: optimal", BLUE, accuracy(|a| a.mcts_optimal)),
+            ("MCTS: keeps result", CYAN, accuracy(|a| a.mcts_keeps)),
+            ("raw policy: optimal", RED, accuracy(|a| a.policy_optimal)),
+            (
+                "raw policy: keeps result",
+                MAGENTA,
+                accuracy(|a| a.policy_keeps),
+            ),
+        ],
+    )?;
     root.present()?;
     println!("wrote {}", out.display());
     Ok(ExitCode::SUCCESS)
