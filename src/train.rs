@@ -233,7 +233,7 @@ impl GameVisitor for Train<'_> {
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
-    let game_name = registry::visit(&args.game, GameName)?;
+    let game_name = registry::canonical_name(&args.game)?;
     if args.print_config {
         print!("{}", ZeroConfig::defaults_for(&game_name).to_toml());
         return Ok(ExitCode::SUCCESS);
@@ -278,15 +278,6 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     }
     registry::visit(&args.game, Train(&args, config, dir))??;
     Ok(ExitCode::SUCCESS)
-}
-
-struct GameName;
-
-impl GameVisitor for GameName {
-    type Output = String;
-    fn visit<G: Game>(self, game: G) -> String {
-        game.name()
-    }
 }
 
 /// Draw a run's learning curves (losses, policy entropy, accuracy against the solver) as

@@ -71,6 +71,20 @@ pub fn parse_size(text: &str) -> Result<(usize, usize), GameError> {
     ))
 }
 
+struct Name;
+
+impl GameVisitor for Name {
+    type Output = String;
+    fn visit<G: Game>(self, game: G) -> String {
+        game.name()
+    }
+}
+
+/// The canonical name of the game `spec` names (e.g. `go` → `go:7`).
+pub fn canonical_name(spec: &str) -> Result<String, GameError> {
+    visit(spec, Name)
+}
+
 /// Builds the game `spec` names and hands it to `visitor`.
 pub fn visit<V: GameVisitor>(spec: &str, visitor: V) -> Result<V::Output, GameError> {
     let (name, options) = match spec.split_once(':') {
@@ -131,14 +145,6 @@ pub fn visit<V: GameVisitor>(spec: &str, visitor: V) -> Result<V::Output, GameEr
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Name;
-    impl GameVisitor for Name {
-        type Output = String;
-        fn visit<G: Game>(self, game: G) -> String {
-            game.name()
-        }
-    }
 
     #[test]
     fn specs() {
