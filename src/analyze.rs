@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::Game;
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
 use tabula_search::Mcts;
 
 use crate::evaluators;
@@ -33,9 +33,8 @@ pub struct AnalyzeArgs {
     /// Children to list.
     #[arg(long, default_value_t = 5)]
     top: usize,
-    /// Exploration constant c of PUCT (seed 000 uses 2).
-    #[arg(long, default_value_t = 2.0)]
-    c_puct: f32,
+    #[command(flatten)]
+    search: evaluators::SearchFlags,
     /// Seed (of the untrained network and of rollouts).
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -49,12 +48,13 @@ struct Analyze<'a>(&'a AnalyzeArgs);
 impl GameVisitor for Analyze<'_> {
     type Output = Result<()>;
 
-    fn visit<G: Game>(self, mut game: G) -> Result<()> {
+    fn visit<G: Capabilities>(self, mut game: G) -> Result<()> {
         let args = self.0;
         evaluators::play_moves(&mut game, &args.moves)?;
+        let search = args.search.settings(&game)?;
         let (mut evaluator, label) =
-            evaluators::evaluator(args.model.as_deref(), &game, args.seed)?;
-        let config = evaluators::mcts_config(args.sims, args.c_puct, args.seed);
+            evaluators::evaluator(args.model.as_deref(), &game, &search, args.seed)?;
+        let config = search.mcts(args.sims, args.seed);
         let result = Mcts::new(game.clone(), config).search(&mut evaluator);
         let best = result.best().map(|m| game.format_move(m));
         let top: Vec<_> = result.children.iter().take(args.top).collect();
@@ -71,7 +71,8 @@ impl GameVisitor for Analyze<'_> {
                 "to_move": format!("{:?}", game.to_move()),
                 "evaluator": label,
                 "simulations": result.simulations,
-                "c_puct": args.c_puct,
+                "c_puct": search.c_puct,
+                "fpu_reduction": search.fpu_reduction,
                 "root_visits": result.root_visits,
                 "value": result.value,
                 "best": best,
@@ -86,7 +87,7 @@ impl GameVisitor for Analyze<'_> {
         println!("to move: {:?}   evaluator: {label}", game.to_move());
         println!(
             "MCTS: {} simulations, PUCT c = {}",
-            result.simulations, args.c_puct
+            result.simulations, search.c_puct
         );
         println!();
         match &best {

@@ -1,14 +1,13 @@
 //! `tabula arena`: two players, alternating colours, with a 95% interval and an Elo
 //! difference.
 
-use std::any::Any;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use clap::Args;
 use serde_json::json;
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::{ConnectFour, Game};
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
 use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent};
 use tabula_search::arena::{play_match, MatchResult, RandomAgent};
 
@@ -36,6 +35,8 @@ pub struct ArenaArgs {
     /// Simulations per move of MCTS players.
     #[arg(long, default_value_t = 200)]
     sims: usize,
+    #[command(flatten)]
+    search: evaluators::SearchFlags,
     /// Random moves at the start of each pair of games (0: every game from the start).
     #[arg(long, default_value_t = 0)]
     opening_plies: usize,
@@ -47,7 +48,12 @@ pub struct ArenaArgs {
     json: bool,
 }
 
-fn agent<G: Game>(spec: &str, game: &G, args: &ArenaArgs, seed: u64) -> Result<Box<dyn Agent<G>>> {
+fn agent<G: Capabilities>(
+    spec: &str,
+    game: &G,
+    args: &ArenaArgs,
+    seed: u64,
+) -> Result<Box<dyn Agent<G>>> {
     let (kind, param) = match spec.split_once(':') {
         Some((k, p)) => (k, Some(p)),
         None => (spec, None),
@@ -62,28 +68,26 @@ fn agent<G: Game>(spec: &str, game: &G, args: &ArenaArgs, seed: u64) -> Result<B
                 ),
                 None => None,
             };
-            if depth.is_none()
-                && game.name().starts_with("connect4")
-                && game.name() != "connect4:4x4"
-            {
+            if depth.is_none() && !game.exhaustive_search_is_practical() {
+                let solver = if game.perfect_agent(1).is_some() {
+                    "`solver` or "
+                } else {
+                    ""
+                };
                 eprintln!(
-                    "note: exhaustive minimax on Connect Four is slow; use `solver` or `minimax:D`"
+                    "note: exhaustive minimax on {} is slow; use {solver}`minimax:D`",
+                    game.name()
                 );
             }
             Box::new(NegamaxAgent::<G>::new(depth))
         }
-        "solver" => {
-            if (game as &dyn Any).downcast_ref::<ConnectFour>().is_none() {
-                bail!(
-                    "`solver` plays Connect Four only; use `minimax` for {}",
-                    game.name()
-                );
-            }
-            crate::play::perfect_agent(game, 64)
-        }
+        "solver" => game.perfect_agent(64).ok_or_else(|| {
+            anyhow::anyhow!("{} has no perfect player; use `minimax[:D]`", game.name())
+        })?,
         "mcts" => {
-            let (evaluator, label) = evaluators::evaluator(param, game, seed)?;
-            let config = evaluators::mcts_config(args.sims, 1.5, seed);
+            let search = args.search.settings(game)?;
+            let (evaluator, label) = evaluators::evaluator(param, game, &search, seed)?;
+            let config = search.mcts(args.sims, seed);
             Box::new(MctsAgent::new(config, evaluator, format!("mcts ({label})")))
         }
         _ => bail!("unknown player {spec:?}: use random, minimax[:D], solver or mcts[:MODEL]"),
@@ -95,7 +99,7 @@ struct Arena<'a>(&'a ArenaArgs);
 impl GameVisitor for Arena<'_> {
     type Output = Result<()>;
 
-    fn visit<G: Game>(self, game: G) -> Result<()> {
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let args = self.0;
         if args.games == 0 {
             bail!("--games must be positive");

@@ -9,11 +9,9 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::{ConnectFour, Game};
-use tabula_search::{Solver, Uct};
-
-use crate::solve::connect4_geometry;
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
+use tabula_search::Uct;
 
 /// Measure speed.
 #[derive(Args)]
@@ -55,7 +53,7 @@ struct Playouts(f64, u64);
 
 impl GameVisitor for Playouts {
     type Output = ();
-    fn visit<G: Game>(self, game: G) {
+    fn visit<G: Capabilities>(self, game: G) {
         let mut rng = ChaCha8Rng::seed_from_u64(self.1);
         let mut rates = Vec::new();
         let (mut total_games, mut total_moves) = (0u64, 0u64);
@@ -99,7 +97,7 @@ struct SolverBench {
     #[arg(long)]
     weak: bool,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = Solver::DEFAULT_TABLE_MB)]
+    #[arg(long, default_value_t = 64)]
     table_mb: usize,
     /// Keep the transposition table between positions (by default each position is
     /// solved from an empty table; clearing is not timed).
@@ -115,7 +113,7 @@ struct SolverBench {
 
 pub fn run(args: BenchArgs) -> Result<ExitCode> {
     match args.what {
-        BenchCommand::Solver(b) => solver(b),
+        BenchCommand::Solver(b) => registry::visit(&b.game.clone(), SolverRun(b))?,
         BenchCommand::Nn(b) => crate::bench_nn::nn(b).map(|_| ExitCode::SUCCESS),
         BenchCommand::Mcts(b) => crate::bench_nn::mcts(b).map(|_| ExitCode::SUCCESS),
         BenchCommand::Playouts(b) => {
@@ -140,56 +138,62 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-fn solver(b: SolverBench) -> Result<ExitCode> {
-    let geo = connect4_geometry(&b.game)?;
-    let text =
-        fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
-    let mut solver = Solver::new(geo, b.table_mb);
-    if b.book {
-        solver.set_book(crate::book::builtin()?);
-    }
-    let (mut times, mut nodes) = (Vec::new(), Vec::new());
-    let mut wrong = 0;
-    for (i, line) in text.lines().enumerate().take(b.limit.unwrap_or(usize::MAX)) {
-        let mut f = line.split_whitespace();
-        let (Some(moves), Some(want)) = (f.next(), f.next()) else {
-            anyhow::bail!("{}:{}: expected `moves score`", b.set.display(), i + 1);
+struct SolverRun(SolverBench);
+
+impl GameVisitor for SolverRun {
+    type Output = Result<ExitCode>;
+
+    fn visit<G: Capabilities>(self, start: G) -> Result<ExitCode> {
+        let b = self.0;
+        let Some(mut solver) = start.exact_solver(b.table_mb, b.book) else {
+            anyhow::bail!("{} has no exact solver to benchmark", start.name());
         };
-        let want: i32 = want
-            .parse()
-            .with_context(|| format!("{}:{}: bad score", b.set.display(), i + 1))?;
-        let game = ConnectFour::from_moves(geo, moves)
-            .with_context(|| format!("{}:{}", b.set.display(), i + 1))?;
-        if !b.keep_table {
-            solver.clear();
+        let text =
+            fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
+        let (mut times, mut nodes) = (Vec::new(), Vec::new());
+        let mut wrong = 0;
+        for (i, line) in text.lines().enumerate().take(b.limit.unwrap_or(usize::MAX)) {
+            let mut f = line.split_whitespace();
+            let (Some(moves), Some(want)) = (f.next(), f.next()) else {
+                anyhow::bail!("{}:{}: expected `moves score`", b.set.display(), i + 1);
+            };
+            let want: i32 = want
+                .parse()
+                .with_context(|| format!("{}:{}: bad score", b.set.display(), i + 1))?;
+            let mut game = start.clone();
+            crate::evaluators::play_moves(&mut game, moves)
+                .with_context(|| format!("{}:{}", b.set.display(), i + 1))?;
+            if !b.keep_table {
+                solver.clear();
+            }
+            solver.reset_nodes();
+            let started = Instant::now();
+            let got = solver.solve(&game, b.weak)?;
+            times.push(started.elapsed().as_secs_f64());
+            nodes.push(solver.nodes() as f64);
+            let want = if b.weak { want.signum() } else { want };
+            if got != want {
+                wrong += 1;
+                eprintln!("{moves}: expected {want}, solved {got}");
+            }
         }
-        solver.reset_nodes();
-        let start = Instant::now();
-        let got = solver.solve(&game, b.weak)?;
-        times.push(start.elapsed().as_secs_f64());
-        nodes.push(solver.nodes() as f64);
-        let want = if b.weak { want.signum() } else { want };
-        if got != want {
-            wrong += 1;
-            eprintln!("{moves}: expected {want}, solved {got}");
-        }
+        let n = times.len().max(1) as f64;
+        let total_time: f64 = times.iter().sum();
+        let total_nodes: f64 = nodes.iter().sum();
+        println!("set:            {}", b.set.display());
+        println!("positions:      {} ({} wrong)", times.len(), wrong);
+        println!("mean time:      {:.1} µs", total_time / n * 1e6);
+        println!("median time:    {:.1} µs", median(&mut times) * 1e6);
+        println!("mean nodes:     {:.0}", total_nodes / n);
+        println!("median nodes:   {:.0}", median(&mut nodes));
+        println!(
+            "speed:          {:.2} M nodes/s",
+            total_nodes / total_time.max(1e-12) / 1e6
+        );
+        Ok(if wrong == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
     }
-    let n = times.len().max(1) as f64;
-    let total_time: f64 = times.iter().sum();
-    let total_nodes: f64 = nodes.iter().sum();
-    println!("set:            {}", b.set.display());
-    println!("positions:      {} ({} wrong)", times.len(), wrong);
-    println!("mean time:      {:.1} µs", total_time / n * 1e6);
-    println!("median time:    {:.1} µs", median(&mut times) * 1e6);
-    println!("mean nodes:     {:.0}", total_nodes / n);
-    println!("median nodes:   {:.0}", median(&mut nodes));
-    println!(
-        "speed:          {:.2} M nodes/s",
-        total_nodes / total_time.max(1e-12) / 1e6
-    );
-    Ok(if wrong == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

@@ -8,11 +8,12 @@ use anyhow::Result;
 use clap::Args;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use tabula_core::registry::{self, GameVisitor};
 use tabula_core::Game;
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
 use tabula_nn::infer::gemm;
 use tabula_nn::{Architecture, Batch, Network, NetworkEvaluator, Scratch, Trainer, WeightFile};
-use tabula_search::{search_many, Evaluation, Evaluator, Mcts, MctsConfig};
+use tabula_search::{search_many, Evaluation, Evaluator, Mcts, MctsConfig, SearchSettings};
 
 use crate::bench::median;
 
@@ -90,7 +91,7 @@ struct NnVisit<'a>(&'a NnBench);
 
 impl GameVisitor for NnVisit<'_> {
     type Output = Result<()>;
-    fn visit<G: Game>(self, game: G) -> Result<()> {
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
         let (net, file) = random_network(&game, &b.size)?;
         let arch = net.arch().clone();
@@ -214,7 +215,7 @@ struct MctsVisit<'a>(&'a MctsBench);
 
 impl GameVisitor for MctsVisit<'_> {
     type Output = Result<()>;
-    fn visit<G: Game>(self, game: G) -> Result<()> {
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
         let (net, _) = random_network(&game, &b.size)?;
         println!(
@@ -238,7 +239,11 @@ impl GameVisitor for MctsVisit<'_> {
                         let game = game.clone();
                         s.spawn(move || -> Result<(u64, Duration, Duration)> {
                             let mut eval = Timed {
-                                inner: NetworkEvaluator::new(net, &game, 16)?,
+                                inner: NetworkEvaluator::new(
+                                    net,
+                                    &game,
+                                    SearchSettings::default().eval_batch,
+                                )?,
                                 spent: Duration::ZERO,
                             };
                             let config = MctsConfig {
@@ -270,7 +275,7 @@ impl GameVisitor for MctsVisit<'_> {
                 hs.into_iter()
                     .map(|h| {
                         h.join()
-                            .unwrap_or_else(|_| Ok((0, Duration::ZERO, Duration::ZERO)))
+                            .unwrap_or_else(|_| Err(anyhow::anyhow!("a search thread panicked")))
                     })
                     .collect::<Result<Vec<_>>>()
             })?;

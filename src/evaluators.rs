@@ -5,9 +5,48 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use clap::Args;
 use tabula_core::Game;
+use tabula_games::Capabilities;
 use tabula_nn::{Architecture, Network, NetworkEvaluator, WeightFile};
-use tabula_search::{CachedEvaluator, Evaluator, MctsConfig, RolloutEvaluator, UniformEvaluator};
+use tabula_search::{
+    CachedEvaluator, Evaluator, RolloutEvaluator, SearchSettings, UniformEvaluator,
+};
+use tabula_zero::ZeroConfig;
+
+/// Flags that override the search settings of the game's training configuration (its
+/// `[search]` table, `tabula train GAME --print-config`), so that every command searches
+/// as training does unless told otherwise.
+#[derive(Args, Clone, Debug, Default)]
+pub struct SearchFlags {
+    /// Exploration constant c of PUCT (default: the game's training setting, 1.5).
+    #[arg(long)]
+    pub c_puct: Option<f32>,
+    /// First-play urgency: unvisited moves get the parent's value minus this.
+    #[arg(long)]
+    pub fpu_reduction: Option<f32>,
+    /// Leaves one search gathers per network batch.
+    #[arg(long)]
+    pub leaves_per_search: Option<usize>,
+}
+
+impl SearchFlags {
+    /// The game's search settings with these flags laid over them, checked.
+    pub fn settings<G: Capabilities>(&self, game: &G) -> Result<SearchSettings> {
+        let mut s = ZeroConfig::for_game(&game.name(), game.training_defaults())?.search;
+        if let Some(c) = self.c_puct {
+            s.c_puct = c;
+        }
+        if let Some(f) = self.fpu_reduction {
+            s.fpu_reduction = f;
+        }
+        if let Some(l) = self.leaves_per_search {
+            s.leaves_per_search = l;
+        }
+        s.validate().map_err(anyhow::Error::msg)?;
+        Ok(s)
+    }
+}
 
 /// The help text of `--model`, shared by the subcommands that take it.
 pub const MODEL_HELP: &str = "Evaluator: a .safetensors weight file, or `untrained` (a freshly initialised \
@@ -43,9 +82,11 @@ pub fn untrained_network<G: Game>(game: &G, size: &str, seed: u64) -> Result<Arc
 }
 
 /// The evaluator `spec` names (see [`MODEL_HELP`]) and a description of it.
+/// Networks evaluate up to `search.eval_batch` positions at once.
 pub fn evaluator<G: Game>(
     spec: Option<&str>,
     game: &G,
+    search: &SearchSettings,
     seed: u64,
 ) -> Result<(Box<dyn Evaluator<G>>, String)> {
     let shipped = shipped_model(&game.name());
@@ -68,7 +109,10 @@ pub fn evaluator<G: Game>(
                 net.arch().blocks,
                 net.arch().channels
             );
-            (Box::new(NetworkEvaluator::new(net, game, 16)?), label)
+            (
+                Box::new(NetworkEvaluator::new(net, game, search.eval_batch)?),
+                label,
+            )
         }
         path => {
             let net = load_network(Path::new(path), game)?;
@@ -77,20 +121,13 @@ pub fn evaluator<G: Game>(
                 net.arch().blocks,
                 net.arch().channels
             );
-            let eval = CachedEvaluator::new(NetworkEvaluator::new(net, game, 16)?, 1 << 16);
+            let eval = CachedEvaluator::new(
+                NetworkEvaluator::new(net, game, search.eval_batch)?,
+                1 << 16,
+            );
             (Box::new(eval), label)
         }
     })
-}
-
-/// Search settings from the common flags.
-pub fn mcts_config(simulations: usize, c_puct: f32, seed: u64) -> MctsConfig {
-    MctsConfig {
-        simulations: simulations.max(1),
-        c_puct,
-        seed,
-        ..MctsConfig::default()
-    }
 }
 
 /// Plays a move list on `game`: moves separated by spaces or commas; a token that is not

@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use anyhow::Result;
 use clap::Args;
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::Game;
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
 use tabula_search::perft::perft;
 
 /// Count move sequences and distinct positions by ply.
@@ -27,7 +27,7 @@ struct Perft(usize);
 
 impl GameVisitor for Perft {
     type Output = ();
-    fn visit<G: Game>(self, game: G) {
+    fn visit<G: Capabilities>(self, game: G) {
         let start = Instant::now();
         let max_positions = BUDGET / game.action_count().max(1);
         let rows = perft(&game, self.0, max_positions);

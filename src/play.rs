@@ -1,14 +1,14 @@
 //! `tabula play`: a person against the perfect player in the terminal.
 
-use std::any::Any;
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::{ConnectFour, Game, Outcome, Player};
-use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent, SolverAgent};
+use tabula_core::{Outcome, Player};
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
+use tabula_search::agent::{Agent, MctsAgent};
 
 /// Which side the person plays.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -22,7 +22,8 @@ pub enum Side {
 /// Which AI plays against you.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Opponent {
-    /// Exact search: the Connect Four solver or exhaustive negamax (not for Go).
+    /// The game's perfect player: the Connect Four solver, exhaustive negamax for
+    /// tic-tac-toe (Go has none).
     Perfect,
     /// Monte-Carlo tree search guided by a network (`--model`).
     Mcts,
@@ -47,26 +48,11 @@ pub struct PlayArgs {
     /// Simulations per move of the MCTS player.
     #[arg(long, default_value_t = 800)]
     sims: usize,
-    /// Transposition table of the Connect Four solver, in MiB.
+    #[command(flatten)]
+    search: crate::evaluators::SearchFlags,
+    /// Transposition table of the perfect player (the Connect Four solver), in MiB.
     #[arg(long, default_value_t = 256)]
     table_mb: usize,
-}
-
-/// The best player Tabula has for `game`: the dedicated solver for Connect Four,
-/// exhaustive negamax for any other game.
-pub fn perfect_agent<G: Game>(game: &G, table_mb: usize) -> Box<dyn Agent<G>> {
-    if let Some(c4) = (game as &dyn Any).downcast_ref::<ConnectFour>() {
-        let mut solver_agent = SolverAgent::new(c4.geometry(), table_mb);
-        if let Ok(book) = crate::book::builtin() {
-            solver_agent.set_book(book);
-        }
-        let agent: Box<dyn Agent<ConnectFour>> = Box::new(solver_agent);
-        // G is ConnectFour here, so the downcast succeeds.
-        if let Ok(agent) = (Box::new(agent) as Box<dyn Any>).downcast::<Box<dyn Agent<G>>>() {
-            return *agent;
-        }
-    }
-    Box::new(NegamaxAgent::new(None))
 }
 
 fn side_name(p: Player) -> &'static str {
@@ -82,29 +68,29 @@ struct Play {
     player: Opponent,
     model: Option<String>,
     sims: usize,
+    search: crate::evaluators::SearchFlags,
 }
 
 impl GameVisitor for Play {
     type Output = Result<()>;
 
-    fn visit<G: Game>(self, mut game: G) -> Result<()> {
-        let is_go = game.name().starts_with("go") || game.name() == "mini-go";
-        if is_go && self.player == Opponent::Perfect {
-            anyhow::bail!(
-                "exhaustive search cannot play {}: use --player mcts (or `tabula gtp` with a Go GUI)",
-                game.name()
-            );
-        }
+    fn visit<G: Capabilities>(self, mut game: G) -> Result<()> {
         let stdin = io::stdin();
         let mut lines = stdin.lock().lines();
         let mut out = io::stdout();
         let mut ai = match self.player {
-            Opponent::Perfect => perfect_agent(&game, self.table_mb),
+            Opponent::Perfect => game.perfect_agent(self.table_mb).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{} has no perfect player: use --player mcts (for Go, also `tabula gtp` with a Go GUI)",
+                    game.name()
+                )
+            })?,
             Opponent::Mcts => {
+                let search = self.search.settings(&game)?;
                 let (evaluator, label) =
-                    crate::evaluators::evaluator(self.model.as_deref(), &game, 42)?;
+                    crate::evaluators::evaluator(self.model.as_deref(), &game, &search, 42)?;
                 writeln!(out, "MCTS evaluator: {label}")?;
-                let config = crate::evaluators::mcts_config(self.sims, 1.5, 42);
+                let config = search.mcts(self.sims, 42);
                 Box::new(MctsAgent::new(config, evaluator, "MCTS")) as Box<dyn Agent<G>>
             }
         };
@@ -153,12 +139,8 @@ impl GameVisitor for Play {
                     writeln!(out, "{e}. Try again ('help' lists the legal moves).")?;
                 }
             } else {
-                if game.ply() < 12 && game.name() == "connect4" && self.player == Opponent::Perfect
-                {
-                    writeln!(
-                        out,
-                        "AI is thinking (early 7x6 positions can take a minute to prove)..."
-                    )?;
+                if let Some(note) = ai.thinking_note(&game) {
+                    writeln!(out, "{note}")?;
                     out.flush()?;
                 }
                 let Some(choice) = ai.choose(&game) else {
@@ -190,6 +172,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
             player: args.player,
             model: args.model,
             sims: args.sims,
+            search: args.search,
         },
     )??;
     Ok(ExitCode::SUCCESS)

@@ -1,18 +1,17 @@
 //! `tabula train` (the AlphaZero loop over a run directory) and `tabula plot` (its
 //! curves as an SVG).
 
-use std::any::Any;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use tabula_core::registry::{self, GameVisitor};
-use tabula_core::{ConnectFour, Game};
-use tabula_search::Solver;
+use tabula_games::registry::{self, GameVisitor};
+use tabula_games::Capabilities;
+use tabula_games::TestSetSource;
 use tabula_zero::run::{read_metrics, stored_config};
-use tabula_zero::{EvalSet, Progress, Run, TestPosition, ZeroConfig};
+use tabula_zero::{EvalSet, Progress, Run, ZeroConfig};
 
 /// Train a network from self-play (AlphaZero), in a run directory that can be resumed.
 ///
@@ -86,118 +85,87 @@ impl Progress for Bars {
     }
 }
 
-/// Connect Four test positions from Pons' sets, classified by the solver; cached in
-/// `cache` (solving the early positions of Test_L1_R1 takes a minute or two).
-fn connect4_eval_set(dir: &Path, count: usize, cache: &Path) -> Result<EvalSet<ConnectFour>> {
-    #[derive(serde::Serialize, serde::Deserialize)]
-    struct Cached {
-        moves: String,
-        optimal: Vec<usize>,
-        keeps: Vec<usize>,
-    }
-    let sets = ["Test_L2_R1", "Test_L1_R1"];
-    let per_set = if count == 0 {
-        usize::MAX
-    } else {
-        count.div_ceil(sets.len())
-    };
-    let cached: Vec<Cached> = match std::fs::read_to_string(cache) {
-        Ok(text) => {
-            serde_json::from_str(&text).with_context(|| format!("reading {}", cache.display()))?
-        }
-        Err(_) => {
-            let mut solver = Solver::new(Default::default(), 64);
-            if let Ok(book) = crate::book::builtin() {
-                solver.set_book(book);
-            }
-            let mut out = Vec::new();
-            for set in sets {
-                let path = dir.join(set);
-                let text = std::fs::read_to_string(&path)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                eprintln!(
-                    "classifying the moves of {} positions of {set} with the solver…",
-                    per_set.min(1000)
-                );
-                for line in text.lines().take(per_set) {
-                    let Some(moves) = line.split_whitespace().next() else {
-                        continue;
-                    };
-                    let game = ConnectFour::from_moves(Default::default(), moves)
-                        .with_context(|| format!("{}: bad line {line:?}", path.display()))?;
-                    if game.is_terminal() {
-                        continue;
-                    }
-                    let (_, classes) = solver.classify_moves(&game)?;
-                    let pick = |f: fn(&(bool, bool)) -> bool| {
-                        classes
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, c)| f(c))
-                            .map(|(i, _)| i)
-                            .collect()
-                    };
-                    out.push(Cached {
-                        moves: moves.to_string(),
-                        optimal: pick(|c| c.0),
-                        keeps: pick(|c| c.1),
-                    });
-                }
-            }
-            tabula_zero::run::write_atomic(cache, serde_json::to_string(&out)?.as_bytes())?;
-            out
-        }
-    };
-    let mut positions = Vec::new();
-    for c in cached {
-        let game = ConnectFour::from_moves(Default::default(), &c.moves)?;
-        positions.push(TestPosition {
-            game,
-            optimal: c.optimal,
-            keeps: c.keeps,
-        });
-    }
-    Ok(EvalSet {
-        name: format!("{} positions of Test_L2_R1 and Test_L1_R1", positions.len()),
-        positions,
-    })
-}
-
-/// The accuracy test set of `game`, if it has one: every tic-tac-toe position, or
-/// `count` positions of Pons' sets in `data` for 7x6 Connect Four (classification
+/// The accuracy test set of `game`, if it offers one: every tic-tac-toe position, or
+/// `count` positions of Pons' sets in `data` for 7x6 Connect Four (its classification
 /// cached in `cache`).
-fn eval_set<G: Game>(
+fn test_set<G: Capabilities>(
     game: &G,
     data: &Path,
     count: usize,
     cache: &Path,
 ) -> Result<Option<EvalSet<G>>> {
-    if game.name() == "tictactoe" {
-        return Ok(Some(EvalSet::exhaustive(game)));
-    }
-    if game.name() != "connect4" || (game as &dyn Any).downcast_ref::<ConnectFour>().is_none() {
-        return Ok(None);
-    }
-    let set = connect4_eval_set(data, count, cache)?;
-    // G is ConnectFour here, so the downcast succeeds.
-    Ok((Box::new(set) as Box<dyn Any>)
-        .downcast::<EvalSet<G>>()
-        .ok()
-        .map(|b| *b))
+    let source = TestSetSource {
+        data_dir: data.to_path_buf(),
+        positions: count,
+        cache: cache.to_path_buf(),
+    };
+    let mut log = |line: &str| eprintln!("{line}");
+    Ok(game.test_set(&source, &mut log).transpose()?)
 }
 
-struct Train<'a>(&'a TrainArgs, ZeroConfig, &'a Path);
+/// The game's training defaults.
+fn defaults<G: Capabilities>(game: &G) -> Result<ZeroConfig> {
+    Ok(ZeroConfig::for_game(
+        &game.name(),
+        game.training_defaults(),
+    )?)
+}
+
+struct Train<'a>(&'a TrainArgs);
 
 impl GameVisitor for Train<'_> {
     type Output = Result<()>;
 
-    fn visit<G: Game>(self, game: G) -> Result<()> {
-        let Train(args, config, dir) = self;
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
+        let args = self.0;
+        let game_name = game.name();
+        let defaults = defaults(&game)?;
+        if args.print_config {
+            print!("{}", defaults.to_toml());
+            return Ok(());
+        }
+        let Some(dir) = args.run.as_deref() else {
+            bail!("--run DIR is required");
+        };
+        let stored = stored_config(dir, &defaults)?;
+        let read = |path: &Path| -> Result<ZeroConfig> {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Ok(ZeroConfig::from_toml(&text, &defaults)?)
+        };
+        let mut config = match (&stored, &args.config) {
+            (Some(stored), Some(path)) => {
+                let given = read(path)?;
+                if &given != stored {
+                    bail!(
+                        "{} already holds a run with another configuration; resume it without --config, or start a new run directory",
+                        dir.display()
+                    );
+                }
+                given
+            }
+            (Some(stored), None) => stored.clone(),
+            (None, Some(path)) => read(path)?,
+            (None, None) => defaults.clone(),
+        };
+        if config.game != game_name {
+            bail!("the configuration is for {}, not {game_name}", config.game);
+        }
+        if let Some(n) = args.iterations {
+            config.iterations = n;
+        }
+        if let Some(t) = args.time_limit {
+            config.time_limit_s = t;
+        }
+        if stored.as_ref().is_some_and(|s| s != &config) {
+            // Extending a run: keep its stored configuration in step.
+            tabula_zero::run::write_atomic(&dir.join("config.toml"), config.to_toml().as_bytes())?;
+        }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = if config.eval.every == 0 {
             None
         } else {
-            match eval_set(
+            match test_set(
                 &game,
                 &args.eval_data,
                 config.eval.positions,
@@ -233,50 +201,7 @@ impl GameVisitor for Train<'_> {
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
-    let game_name = registry::canonical_name(&args.game)?;
-    if args.print_config {
-        print!("{}", ZeroConfig::defaults_for(&game_name).to_toml());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let Some(dir) = args.run.as_deref() else {
-        bail!("--run DIR is required");
-    };
-    let stored = stored_config(dir, &game_name)?;
-    let mut config = match (&stored, &args.config) {
-        (Some(stored), Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let given = ZeroConfig::from_toml(&text, &game_name)?;
-            if &given != stored {
-                bail!(
-                    "{} already holds a run with another configuration; resume it without --config, or start a new run directory",
-                    dir.display()
-                );
-            }
-            given
-        }
-        (Some(stored), None) => stored.clone(),
-        (None, Some(path)) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            ZeroConfig::from_toml(&text, &game_name)?
-        }
-        (None, None) => ZeroConfig::defaults_for(&game_name),
-    };
-    if config.game != game_name {
-        bail!("the configuration is for {}, not {game_name}", config.game);
-    }
-    if let Some(n) = args.iterations {
-        config.iterations = n;
-    }
-    if let Some(t) = args.time_limit {
-        config.time_limit_s = t;
-    }
-    if stored.as_ref().is_some_and(|s| s != &config) {
-        // Extending a run: keep its stored configuration in step.
-        tabula_zero::run::write_atomic(&dir.join("config.toml"), config.to_toml().as_bytes())?;
-    }
-    registry::visit(&args.game, Train(&args, config, dir))??;
+    registry::visit(&args.game, Train(&args))??;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -416,6 +341,8 @@ pub struct AccuracyArgs {
     /// Simulations of the MCTS measurement.
     #[arg(long, default_value_t = 800)]
     sims: usize,
+    #[command(flatten)]
+    search: crate::evaluators::SearchFlags,
     /// Connect Four test positions (0: all 2,000).
     #[arg(long, default_value_t = 400)]
     positions: usize,
@@ -431,7 +358,7 @@ struct Measure<'a>(&'a AccuracyArgs);
 
 impl GameVisitor for Measure<'_> {
     type Output = Result<()>;
-    fn visit<G: Game>(self, game: G) -> Result<()> {
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let a = self.0;
         let path = match &a.model {
             Some(p) => p.clone(),
@@ -443,14 +370,15 @@ impl GameVisitor for Measure<'_> {
         let cache = a.cache.clone().unwrap_or_else(|| {
             std::env::temp_dir().join(format!("tabula-eval-{}-{}.json", game.name(), a.positions))
         });
-        let Some(set) = eval_set(&game, &a.eval_data, a.positions, &cache)? else {
+        let Some(set) = test_set(&game, &a.eval_data, a.positions, &cache)? else {
             bail!(
                 "no accuracy test set for {} (tictactoe and connect4 have one)",
                 game.name()
             );
         };
+        let search = a.search.settings(&game)?;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let acc = tabula_zero::accuracy::measure(&set, &net, a.sims, threads);
+        let acc = tabula_zero::accuracy::measure(&set, &net, &search, a.sims, threads)?;
         println!("{} on {}:", path.display(), set.name);
         println!(
             "  raw policy: optimal {:.2}%, keeps the result {:.2}%",

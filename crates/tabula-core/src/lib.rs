@@ -1,14 +1,14 @@
 //! Tabula's games and the one trait they share.
 //!
 //! This crate owns the rules: the [`Game`] trait every search algorithm is written
-//! against, and the games themselves (tic-tac-toe, Connect Four, Go with SGF records). It knows nothing of search or front ends.
-//! A new game is one file in this crate implementing [`Game`], plus one line in
-//! [`registry`] so that the command line can find it by name.
+//! against, and the games themselves (tic-tac-toe, Connect Four, Go with SGF records).
+//! It knows nothing of search or front ends. A new game is one file in this crate
+//! implementing [`Game`], plus one line in the catalogue (`tabula-games`) so that front
+//! ends can find it by name.
 
 pub mod connect4;
 pub mod game;
 pub mod go;
-pub mod registry;
 pub mod sgf;
 pub mod symmetry;
 pub mod tictactoe;

@@ -2,25 +2,26 @@
 //!
 //! This crate owns the algorithms that look ahead: exact negamax with alpha-beta and a
 //! transposition table, PUCT Monte-Carlo search behind an `Evaluator` (networks,
-//! rollouts), UCT Monte-Carlo search (with optional RAVE) for any
-//! [`tabula_core::Game`], game-tree counting (perft), agents that pick moves, and the
-//! specialised Connect Four solver with its opening book. It sees games only through
-//! the `Game` trait, except the Connect Four solver, which works on the bitboards.
+//! rollouts) with one set of [`SearchSettings`], UCT Monte-Carlo search (with optional
+//! RAVE), game-tree counting (perft), agents that pick moves, the interface of exact
+//! solvers with labelled test sets, and the Go bot (time controls, pass and resign
+//! policy) that the GTP front end drives. It sees games only through the `Game` trait,
+//! except the Go bot, which is about Go. Game-specific solvers live with their games
+//! (Connect Four's in `tabula-connect4`).
 
 pub mod agent;
 pub mod arena;
-pub mod connect4_solver;
 pub mod evaluator;
+pub mod exact;
 pub mod mcts;
 pub mod negamax;
-pub mod opening_book;
 pub mod perft;
-pub mod solver_table;
+pub mod settings;
 pub mod uct;
 
-pub use connect4_solver::{Solver, SolverError};
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
 pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult};
 pub use negamax::Negamax;
-pub use opening_book::OpeningBook;
+pub use settings::SearchSettings;
 pub use uct::{Uct, UctConfig};

@@ -1,8 +1,12 @@
-//! The configuration of a training run: one TOML file, every field optional, with
-//! documented defaults per game ([`ZeroConfig::defaults_for`]).
+//! The configuration of a training run: one TOML file, every field optional, over
+//! generic defaults and the game's own (a TOML overlay the game declares; see
+//! [`ZeroConfig::for_game`]). Its `[search]` table is the one [`SearchSettings`] that
+//! self-play, gating and the accuracy measurement share, and that the other commands
+//! start from.
 
 use serde::{Deserialize, Serialize};
 use tabula_nn::TrainConfig;
+use tabula_search::SearchSettings;
 
 use crate::ZeroError;
 
@@ -20,14 +24,10 @@ pub struct SelfPlayConfig {
     pub fast_simulations: usize,
     /// Probability of a full search when playout-cap randomisation is on.
     pub full_search_prob: f64,
-    /// PUCT exploration constant.
-    pub c_puct: f32,
     /// Total Dirichlet concentration at the root (α = total / legal moves).
     pub dirichlet_total: f32,
     /// Weight of the root noise.
     pub noise_weight: f32,
-    /// First-play urgency: unvisited children get the parent's value minus this.
-    pub fpu_reduction: f32,
     /// Moves played at temperature `temperature` (proportional to visits); greedy after.
     pub temperature_moves: usize,
     /// Move temperature for the opening moves.
@@ -39,8 +39,6 @@ pub struct SelfPlayConfig {
     pub no_resign_fraction: f64,
     /// Games played at once by each thread (their leaves are evaluated together).
     pub parallel_games: usize,
-    /// Leaves one search gathers per round (virtual loss spreads them).
-    pub leaves_per_search: usize,
     /// Threads (0: one per core).
     pub threads: usize,
     /// Value target = (1 - value_mix) · result + value_mix · root search value.
@@ -54,16 +52,13 @@ impl Default for SelfPlayConfig {
             simulations: 100,
             fast_simulations: 0,
             full_search_prob: 0.25,
-            c_puct: 1.5,
             dirichlet_total: 10.0,
             noise_weight: 0.25,
-            fpu_reduction: 0.2,
             temperature_moves: 4,
             temperature: 1.0,
             resign_threshold: 0.0,
             no_resign_fraction: 0.1,
             parallel_games: 32,
-            leaves_per_search: 4,
             threads: 0,
             value_mix: 0.0,
         }
@@ -170,6 +165,8 @@ pub struct ZeroConfig {
     pub seed: u64,
     /// Stop after this many seconds of wall time in total (0: no limit).
     pub time_limit_s: u64,
+    /// The search (shared by self-play, gating, accuracy and the other commands).
+    pub search: SearchSettings,
     /// Self-play.
     pub selfplay: SelfPlayConfig,
     /// Network and training.
@@ -182,68 +179,60 @@ pub struct ZeroConfig {
 
 impl Default for ZeroConfig {
     fn default() -> Self {
-        ZeroConfig::defaults_for("tictactoe")
+        ZeroConfig::generic("")
     }
 }
 
+/// Keys that older configurations kept under `[selfplay]` and now live in `[search]`.
+const MOVED_TO_SEARCH: [&str; 3] = ["c_puct", "fpu_reduction", "leaves_per_search"];
+
 impl ZeroConfig {
-    /// The defaults for `game`: small and fast for tic-tac-toe, larger for Connect Four
-    /// and Go.
-    pub fn defaults_for(game: &str) -> ZeroConfig {
-        let mut c = ZeroConfig {
+    /// The generic defaults, before any game's own.
+    pub fn generic(game: &str) -> ZeroConfig {
+        ZeroConfig {
             game: game.to_string(),
             iterations: 15,
             seed: 1,
             time_limit_s: 0,
+            search: SearchSettings::default(),
             selfplay: SelfPlayConfig::default(),
             net: NetConfig::default(),
             gate: GateConfig::default(),
             eval: EvalConfig::default(),
-        };
-        if game == "tictactoe" {
-            // Temperature on every move: the games visit unusual positions (blunders
-            // included), which is what the last fraction of a percent of accuracy needs.
-            c.iterations = 20;
-            c.selfplay.temperature_moves = 9;
-        } else if game.starts_with("connect4") {
-            c.iterations = 200;
-            c.selfplay.games = 200;
-            c.selfplay.simulations = 200;
-            c.selfplay.fast_simulations = 40;
-            c.selfplay.temperature_moves = 8;
-            c.selfplay.resign_threshold = 0.9;
-            c.selfplay.parallel_games = 64;
-            c.net.size = "4x48".into();
-            c.net.replay_window = 200_000;
-            c.net.steps = 200;
-            c.net.batch_size = 256;
-            c.eval.every = 2;
-            c.eval.simulations = 200;
-            c.eval.positions = 500;
-        } else if game.starts_with("go") || game == "mini-go" {
-            c.iterations = 100;
-            c.selfplay.simulations = 200;
-            c.selfplay.temperature_moves = 12;
-            c.net.size = "medium".into();
-            c.net.replay_window = 200_000;
-            c.net.batch_size = 256;
-            c.eval.every = 0;
         }
-        c
     }
 
-    /// Reads a TOML file over the defaults for the game it names (or `game` if it names
-    /// none).
-    pub fn from_toml(text: &str, game: &str) -> Result<ZeroConfig, ZeroError> {
-        let value: toml::Table =
-            toml::from_str(text).map_err(|e| ZeroError::Config(e.to_string()))?;
-        let game = value
-            .get("game")
-            .and_then(|g| g.as_str())
-            .unwrap_or(game)
-            .to_string();
-        let mut base = toml::Table::try_from(ZeroConfig::defaults_for(&game))
+    /// The defaults for `game`: the generic ones with the game's `overlay` (TOML, as the
+    /// game declares it) laid over them.
+    pub fn for_game(game: &str, overlay: &str) -> Result<ZeroConfig, ZeroError> {
+        let mut base = toml::Table::try_from(ZeroConfig::generic(game))
             .map_err(|e| ZeroError::Config(e.to_string()))?;
+        let top: toml::Table = toml::from_str(overlay)
+            .map_err(|e| ZeroError::Config(format!("{game}'s training defaults: {e}")))?;
+        merge(&mut base, top);
+        let config: ZeroConfig = base.try_into().map_err(|e: toml::de::Error| {
+            ZeroError::Config(format!("{game}'s training defaults: {e}"))
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads a TOML file over `defaults` (the game's, from [`ZeroConfig::for_game`]). A
+    /// file that names another game is refused.
+    pub fn from_toml(text: &str, defaults: &ZeroConfig) -> Result<ZeroConfig, ZeroError> {
+        let mut value: toml::Table =
+            toml::from_str(text).map_err(|e| ZeroError::Config(e.to_string()))?;
+        if let Some(game) = value.get("game").and_then(|g| g.as_str()) {
+            if game != defaults.game {
+                return Err(ZeroError::Config(format!(
+                    "the configuration is for {game}, not {}",
+                    defaults.game
+                )));
+            }
+        }
+        migrate(&mut value);
+        let mut base =
+            toml::Table::try_from(defaults).map_err(|e| ZeroError::Config(e.to_string()))?;
         merge(&mut base, value);
         let config: ZeroConfig = base
             .try_into()
@@ -261,6 +250,7 @@ impl ZeroConfig {
     pub fn validate(&self) -> Result<(), ZeroError> {
         let s = &self.selfplay;
         let bad = |m: &str| Err(ZeroError::Config(m.to_string()));
+        self.search.validate().map_err(ZeroError::Config)?;
         if s.games == 0 || s.simulations == 0 {
             return bad("selfplay.games and selfplay.simulations must be positive");
         }
@@ -276,6 +266,29 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         Ok(())
+    }
+}
+
+/// Moves keys that older files kept under `[selfplay]` to `[search]`, so that their runs
+/// and configurations still load.
+fn migrate(value: &mut toml::Table) {
+    let Some(toml::Value::Table(selfplay)) = value.get_mut("selfplay") else {
+        return;
+    };
+    let moved: Vec<(String, toml::Value)> = MOVED_TO_SEARCH
+        .iter()
+        .filter_map(|k| selfplay.remove(*k).map(|v| (k.to_string(), v)))
+        .collect();
+    if moved.is_empty() {
+        return;
+    }
+    let search = value
+        .entry("search")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let toml::Value::Table(search) = search {
+        for (k, v) in moved {
+            search.entry(k).or_insert(v);
+        }
     }
 }
 
@@ -295,16 +308,35 @@ fn merge(base: &mut toml::Table, top: toml::Table) {
 mod tests {
     use super::*;
 
+    const C4: &str = "[selfplay]\ngames = 200\n[net]\nsize = \"4x48\"\n";
+
     #[test]
     fn partial_files_keep_the_game_defaults_and_typos_are_errors() {
-        let c = ZeroConfig::from_toml("game = \"connect4\"\n[selfplay]\ngames = 7\n", "tictactoe")
-            .unwrap();
+        let c4 = ZeroConfig::for_game("connect4", C4).unwrap();
+        let c = ZeroConfig::from_toml("game = \"connect4\"\n[selfplay]\ngames = 7\n", &c4).unwrap();
         assert_eq!(c.selfplay.games, 7);
         assert_eq!(c.net.size, "4x48");
-        let err = ZeroConfig::from_toml("[selfplay]\ngamez = 7\n", "tictactoe").unwrap_err();
+        let ttt = ZeroConfig::for_game("tictactoe", "").unwrap();
+        assert!(ZeroConfig::from_toml("game = \"connect4\"\n", &ttt).is_err());
+        let err = ZeroConfig::from_toml("[selfplay]\ngamez = 7\n", &ttt).unwrap_err();
         assert!(err.to_string().contains("gamez"), "{err}");
-        assert!(ZeroConfig::from_toml("[selfplay]\ngames = 0\n", "tictactoe").is_err());
-        let c = ZeroConfig::defaults_for("tictactoe");
-        assert_eq!(ZeroConfig::from_toml(&c.to_toml(), "x").unwrap(), c);
+        assert!(ZeroConfig::from_toml("[selfplay]\ngames = 0\n", &ttt).is_err());
+        assert!(ZeroConfig::from_toml("[search]\nc_puct = nan\n", &ttt).is_err());
+        assert!(ZeroConfig::for_game("x", "[selfplay\n").is_err());
+        assert_eq!(ZeroConfig::from_toml(&ttt.to_toml(), &ttt).unwrap(), ttt);
+    }
+
+    #[test]
+    fn older_files_with_search_keys_under_selfplay_still_load() {
+        let ttt = ZeroConfig::for_game("tictactoe", "").unwrap();
+        let c = ZeroConfig::from_toml(
+            "[selfplay]\nc_puct = 2.5\nfpu_reduction = 0.1\nleaves_per_search = 2\n",
+            &ttt,
+        )
+        .unwrap();
+        assert_eq!(c.search.c_puct, 2.5);
+        assert_eq!(c.search.fpu_reduction, 0.1);
+        assert_eq!(c.search.leaves_per_search, 2);
+        assert!(c.to_toml().contains("[search]"));
     }
 }

@@ -26,7 +26,7 @@ use tabula_core::Game;
 use tabula_nn::{Architecture, Losses, Network, NetworkEvaluator, Trainer, WeightFile};
 use tabula_search::agent::MctsAgent;
 use tabula_search::arena::play_match;
-use tabula_search::{Evaluator, FirstPlayUrgency, MctsConfig};
+use tabula_search::Evaluator;
 
 use crate::accuracy::{measure, Accuracy, EvalSet};
 use crate::config::ZeroConfig;
@@ -190,10 +190,10 @@ pub fn read_state(dir: &Path) -> Result<RunState, ZeroError> {
 }
 
 /// The configuration stored in a run directory, if the run exists.
-pub fn stored_config(dir: &Path, game: &str) -> Result<Option<ZeroConfig>, ZeroError> {
+pub fn stored_config(dir: &Path, defaults: &ZeroConfig) -> Result<Option<ZeroConfig>, ZeroError> {
     let path = dir.join("config.toml");
     match std::fs::read_to_string(&path) {
-        Ok(text) => ZeroConfig::from_toml(&text, game).map(Some),
+        Ok(text) => ZeroConfig::from_toml(&text, defaults).map(Some),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_err(&path)(e)),
     }
@@ -376,6 +376,7 @@ impl<'a, G: Game> Run<'a, G> {
                     &self.start,
                     best_net.clone(),
                     cfg.selfplay.games,
+                    &cfg.search,
                     &cfg.selfplay,
                     seed,
                     &tick,
@@ -433,7 +434,13 @@ impl<'a, G: Game> Run<'a, G> {
                         "iteration {it}: measuring accuracy on {}",
                         set.name
                     ));
-                    Some(measure(set, &best_net, cfg.eval.simulations, threads))
+                    Some(measure(
+                        set,
+                        &best_net,
+                        &cfg.search,
+                        cfg.eval.simulations,
+                        threads,
+                    )?)
                 }
                 _ => None,
             };
@@ -493,20 +500,24 @@ impl<'a, G: Game> Run<'a, G> {
         it: usize,
     ) -> Result<f64, ZeroError> {
         let cfg = &self.config.gate;
-        let mcts = MctsConfig {
-            simulations: cfg.simulations,
-            c_puct: self.config.selfplay.c_puct,
-            fpu: FirstPlayUrgency::ParentMinus(self.config.selfplay.fpu_reduction),
-            ..MctsConfig::default()
-        };
+        let search = &self.config.search;
+        let mcts = search.mcts(cfg.simulations, it as u64);
         let mut a = MctsAgent::new(
             mcts,
-            Box::new(NetworkEvaluator::new(candidate.clone(), &self.start, 16)?),
+            Box::new(NetworkEvaluator::new(
+                candidate.clone(),
+                &self.start,
+                search.eval_batch,
+            )?),
             "new",
         );
         let mut b = MctsAgent::new(
             mcts,
-            Box::new(NetworkEvaluator::new(best.clone(), &self.start, 16)?),
+            Box::new(NetworkEvaluator::new(
+                best.clone(),
+                &self.start,
+                search.eval_batch,
+            )?),
             "best",
         );
         self.progress

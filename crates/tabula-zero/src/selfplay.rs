@@ -11,7 +11,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tabula_core::Game;
 use tabula_nn::{Network, NetworkEvaluator};
-use tabula_search::{search_many, CachedEvaluator, FirstPlayUrgency, Mcts, MctsConfig};
+use tabula_search::{search_many, CachedEvaluator, Mcts, MctsConfig, SearchSettings};
 
 use crate::config::SelfPlayConfig;
 use crate::records::GameRecord;
@@ -44,22 +44,23 @@ pub struct SelfPlayStats {
     pub seconds: f64,
 }
 
-/// The search settings of a self-play move.
-pub fn mcts_config(config: &SelfPlayConfig, full: bool, seed: u64) -> MctsConfig {
+/// The search of a self-play move: the run's `search` settings, with a full or fast
+/// budget and root noise on full searches only.
+pub fn mcts_config(
+    search: &SearchSettings,
+    config: &SelfPlayConfig,
+    full: bool,
+    seed: u64,
+) -> MctsConfig {
+    let simulations = if full {
+        config.simulations
+    } else {
+        config.fast_simulations.max(1)
+    };
     MctsConfig {
-        c_puct: config.c_puct,
-        simulations: if full {
-            config.simulations
-        } else {
-            config.fast_simulations.max(1)
-        },
-        time_limit: None,
-        batch: config.leaves_per_search.max(1),
-        virtual_loss: 1.0,
-        fpu: FirstPlayUrgency::ParentMinus(config.fpu_reduction),
         dirichlet_total: if full { config.dirichlet_total } else { 0.0 },
         noise_weight: config.noise_weight,
-        seed,
+        ..search.mcts(simulations, seed)
     }
 }
 
@@ -80,6 +81,7 @@ pub fn play_games<G: Game>(
     start: &G,
     net: Arc<Network>,
     count: usize,
+    search: &SearchSettings,
     config: &SelfPlayConfig,
     seed: u64,
     progress: &(dyn Fn() + Sync),
@@ -92,7 +94,7 @@ pub fn play_games<G: Game>(
             .map(|_| {
                 let net = net.clone();
                 let next = &next;
-                scope.spawn(move || worker(start, net, count, config, seed, next, progress))
+                scope.spawn(move || worker(start, net, count, search, config, seed, next, progress))
             })
             .collect();
         handles
@@ -138,13 +140,17 @@ pub fn play_games<G: Game>(
 fn new_slot<G: Game>(
     start: &G,
     number: usize,
+    search: &SearchSettings,
     config: &SelfPlayConfig,
     seed: u64,
 ) -> (Slot, Mcts<G>) {
     let mut rng =
         ChaCha8Rng::seed_from_u64(seed ^ (number as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let no_resign = rng.random_bool(config.no_resign_fraction);
-    let tree = Mcts::new(start.clone(), mcts_config(config, true, rng.random()));
+    let tree = Mcts::new(
+        start.clone(),
+        mcts_config(search, config, true, rng.random()),
+    );
     let slot = Slot {
         number,
         record: GameRecord {
@@ -166,12 +172,16 @@ fn worker<G: Game>(
     start: &G,
     net: Arc<Network>,
     count: usize,
+    search: &SearchSettings,
     config: &SelfPlayConfig,
     seed: u64,
     next: &AtomicUsize,
     progress: &(dyn Fn() + Sync),
 ) -> Result<WorkerOutput, ZeroError> {
-    let mut evaluator = CachedEvaluator::new(NetworkEvaluator::new(net, start, 16)?, 1 << 17);
+    let mut evaluator = CachedEvaluator::new(
+        NetworkEvaluator::new(net, start, search.eval_batch)?,
+        1 << 17,
+    );
     let mut slots = Vec::new();
     let mut trees = Vec::new();
     let mut done = Vec::new();
@@ -181,7 +191,7 @@ fn worker<G: Game>(
     };
     for _ in 0..config.parallel_games.max(1) {
         let Some(n) = take() else { break };
-        let (s, t) = new_slot(start, n, config, seed);
+        let (s, t) = new_slot(start, n, search, config, seed);
         slots.push(s);
         trees.push(t);
     }
@@ -189,7 +199,7 @@ fn worker<G: Game>(
         for (slot, tree) in slots.iter_mut().zip(trees.iter_mut()) {
             slot.full =
                 config.fast_simulations == 0 || slot.rng.random_bool(config.full_search_prob);
-            tree.set_config(mcts_config(config, slot.full, slot.rng.random()));
+            tree.set_config(mcts_config(search, config, slot.full, slot.rng.random()));
         }
         search_many(&mut trees, &mut evaluator);
         // Advance every searched game; games that end make room for new ones, which join
@@ -209,7 +219,7 @@ fn worker<G: Game>(
         }
         for _ in 0..fresh {
             let Some(n) = take() else { break };
-            let (s, t) = new_slot(start, n, config, seed);
+            let (s, t) = new_slot(start, n, search, config, seed);
             slots.push(s);
             trees.push(t);
         }
@@ -279,7 +289,16 @@ mod tests {
 
     fn check<G: Game>(start: G, config: SelfPlayConfig) {
         let net = untrained(&start);
-        let (records, stats) = play_games(&start, net, 23, &config, 5, &|| {}).unwrap();
+        let (records, stats) = play_games(
+            &start,
+            net,
+            23,
+            &SearchSettings::default(),
+            &config,
+            5,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!(records.len(), 23);
         assert_eq!(stats.games, 23);
         for r in &records {

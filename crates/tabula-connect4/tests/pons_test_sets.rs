@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
+use tabula_connect4::Solver;
 use tabula_core::connect4::Geometry;
 use tabula_core::ConnectFour;
-use tabula_search::Solver;
 
 fn data_dir() -> PathBuf {
     match std::env::var_os("TABULA_C4_DATA") {

@@ -10,11 +10,12 @@
 
 use tabula_core::connect4::Geometry;
 use tabula_core::{ConnectFour, Game};
+use tabula_search::exact::{ExactSolver, SolveError};
 
 use std::sync::Arc;
 
-use crate::opening_book::OpeningBook;
-use crate::solver_table::SolverTable;
+use crate::book::OpeningBook;
+use crate::table::SolverTable;
 
 /// Why a position cannot be solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -451,6 +452,32 @@ impl Solver {
     }
 }
 
+impl ExactSolver<ConnectFour> for Solver {
+    fn solve(&mut self, game: &ConnectFour, weak: bool) -> Result<i32, SolveError> {
+        Solver::solve(self, game, weak).map_err(|e| SolveError(e.to_string()))
+    }
+
+    fn analyze(&mut self, game: &ConnectFour, weak: bool) -> Result<Vec<Option<i32>>, SolveError> {
+        let scores = Solver::analyze(self, game, weak).map_err(|e| SolveError(e.to_string()))?;
+        Ok(scores
+            .into_iter()
+            .map(|s| (s != INVALID_MOVE).then_some(s))
+            .collect())
+    }
+
+    fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn reset_nodes(&mut self) {
+        self.nodes = 0;
+    }
+
+    fn clear(&mut self) {
+        self.table.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,7 +512,7 @@ mod tests {
     #[test]
     fn agrees_with_generic_negamax_on_a_small_board() {
         // The generic search scores by end ply; map both to win/draw/loss per column.
-        use crate::negamax::Negamax;
+        use tabula_search::negamax::Negamax;
         let geo = Geometry::new(4, 4).unwrap();
         for moves in ["", "1", "12", "2332", "1234"] {
             let g = ConnectFour::from_moves(geo, moves).unwrap();
