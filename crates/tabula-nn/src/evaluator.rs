@@ -9,9 +9,10 @@ use tabula_search::{Evaluation, Evaluator};
 use crate::infer::{Network, Scratch};
 use crate::NnError;
 
-/// Evaluates positions with a [`Network`]: priors are the softmax of the legal moves'
-/// logits (illegal moves masked), the value is the value head's. Single-threaded; give
-/// each search thread its own (they can share the `Arc<Network>`).
+/// Evaluates positions with a [`Network`]: priors are the softmax of the policy logits
+/// over the whole action space (MCTS masks the illegal actions), the value is the value
+/// head's. Single-threaded; give each search thread its own (they can share the
+/// `Arc<Network>`).
 pub struct NetworkEvaluator<G> {
     net: Arc<Network>,
     scratch: Scratch,
@@ -52,13 +53,15 @@ impl<G: Game> NetworkEvaluator<G> {
     }
 }
 
-/// Softmax of `logits` restricted to `actions`.
-pub fn masked_softmax(logits: &[f32], actions: impl Iterator<Item = usize>) -> Vec<f32> {
-    let picked: Vec<f32> = actions.map(|a| logits[a]).collect();
-    let max = picked.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let exp: Vec<f32> = picked.iter().map(|l| (l - max).exp()).collect();
+/// Softmax of `logits`.
+pub fn softmax(logits: &[f32]) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut exp: Vec<f32> = logits.iter().map(|l| (l - max).exp()).collect();
     let sum: f32 = exp.iter().sum();
-    exp.iter().map(|e| e / sum).collect()
+    for e in &mut exp {
+        *e /= sum;
+    }
+    exp
 }
 
 impl<G: Game> Evaluator<G> for NetworkEvaluator<G> {
@@ -78,12 +81,15 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator<G> {
                 &mut self.logits,
                 &mut self.values,
             );
-            for (i, g) in chunk.iter().enumerate() {
-                let logits = &self.logits[i * arch.actions..(i + 1) * arch.actions];
-                let moves = g.legal_moves();
+            for (logits, &value) in self
+                .logits
+                .chunks_exact(arch.actions)
+                .zip(&self.values)
+                .take(chunk.len())
+            {
                 out.push(Evaluation {
-                    priors: masked_softmax(logits, moves.iter().map(|m| g.action_of(*m))),
-                    value: self.values[i],
+                    priors: softmax(logits),
+                    value,
                 });
             }
             self.positions += chunk.len() as u64;

@@ -1,5 +1,10 @@
 //! What MCTS asks of a position: move priors and a value. Networks, rollouts and
 //! anything else plug in behind [`Evaluator`].
+//!
+//! The contract is the game's fixed action space (as in KataGo and c4a0): an evaluator
+//! returns a weight for every action, legal or not, and MCTS keeps the legal ones and
+//! renormalises. Evaluators therefore never generate moves (Go's move generation scans
+//! its superko history), and a network's output is used as it comes.
 
 use std::collections::HashMap;
 
@@ -12,10 +17,41 @@ use crate::uct::Uct;
 /// The evaluation of one non-terminal position.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluation {
-    /// Prior probabilities of the legal moves, in the order of [`Game::legal_moves`].
+    /// Prior weights over the whole action space (`Game::action_count()` entries,
+    /// indexed by `Game::action_of`), or empty for uniform priors. MCTS keeps the legal
+    /// actions' weights and renormalises them (uniform if they sum to zero or are not
+    /// finite).
     pub priors: Vec<f32>,
     /// Expected result in [-1, 1] for the side to move.
     pub value: f32,
+}
+
+impl Evaluation {
+    /// The priors of `game`'s legal moves, renormalised as MCTS uses them (uniform when
+    /// the weights are missing, sum to zero, or are not finite).
+    pub fn legal_priors<G: Game>(&self, game: &G) -> Vec<(G::Move, f32)> {
+        let moves: Vec<(G::Move, usize)> = game
+            .legal_moves()
+            .into_iter()
+            .map(|mv| (mv, game.action_of(mv)))
+            .collect();
+        let mut out = Vec::with_capacity(moves.len());
+        masked_priors(&moves, &self.priors, |mv, p| out.push((mv, p)));
+        out
+    }
+}
+
+/// Calls `emit` with each move and its prior: `priors` (over the action space)
+/// restricted to `moves` (with their actions) and renormalised; uniform when the
+/// weights are missing, sum to zero, or are not finite.
+pub fn masked_priors<M: Copy>(moves: &[(M, usize)], priors: &[f32], mut emit: impl FnMut(M, f32)) {
+    let weight = |a: usize| priors.get(a).copied().unwrap_or(0.0);
+    let sum: f32 = moves.iter().map(|&(_, a)| weight(a)).sum();
+    let usable = sum.is_finite() && sum > 0.0;
+    let uniform = 1.0 / moves.len().max(1) as f32;
+    for &(mv, a) in moves {
+        emit(mv, if usable { weight(a) / sum } else { uniform });
+    }
 }
 
 /// Evaluates batches of non-terminal positions.
@@ -36,13 +72,10 @@ pub struct UniformEvaluator;
 
 impl<G: Game> Evaluator<G> for UniformEvaluator {
     fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
-        for game in positions {
-            let n = game.legal_moves().len().max(1);
-            out.push(Evaluation {
-                priors: vec![1.0 / n as f32; n],
-                value: 0.0,
-            });
-        }
+        out.extend(positions.iter().map(|_| Evaluation {
+            priors: Vec::new(),
+            value: 0.0,
+        }));
     }
 }
 
@@ -66,7 +99,6 @@ impl RolloutEvaluator {
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
     fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
         for game in positions {
-            let n = game.legal_moves().len().max(1);
             let me = game.to_move();
             let mut total = 0.0;
             for _ in 0..self.rollouts {
@@ -75,7 +107,7 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
                 total += outcome.map_or(0.0, |o| o.value_for(me));
             }
             out.push(Evaluation {
-                priors: vec![1.0 / n as f32; n],
+                priors: Vec::new(),
                 value: total / self.rollouts as f32,
             });
         }
@@ -85,8 +117,8 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
 /// Remembers evaluations by position hash so that transpositions and repeated searches
 /// (tree reuse, self-play of similar games) skip the evaluator.
 ///
-/// An entry is used only if its number of priors matches the position's legal moves, so
-/// a hash collision between positions with different move lists is caught. The cache is
+/// Entries are keyed by the 64-bit position hash alone (a collision among the cache's
+/// at most `capacity` positions has odds of about `capacity² / 2⁶⁵`). The cache is
 /// emptied when it reaches its capacity (cheap, and recent positions come back quickly).
 pub struct CachedEvaluator<E> {
     inner: E,
@@ -129,11 +161,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
         let mut missing = Vec::new();
         let mut missing_at = Vec::new();
         for (i, game) in positions.iter().enumerate() {
-            let hit = self
-                .cache
-                .get(&game.position_hash())
-                .filter(|e| e.priors.len() == game.legal_moves().len());
-            match hit {
+            match self.cache.get(&game.position_hash()) {
                 Some(e) => {
                     self.hits += 1;
                     out.push(e.clone());

@@ -21,7 +21,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 use tabula_core::Game;
 
-use crate::evaluator::{sample_index, Evaluation, Evaluator};
+use crate::evaluator::{masked_priors, sample_index, Evaluation, Evaluator};
 
 /// The value of a child that has not been visited yet.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -192,9 +192,19 @@ impl<M: Copy> MctsResult<M> {
     }
 }
 
-/// A leaf gathered for evaluation: its node and the path to it (root first).
-struct PendingLeaf {
+/// A leaf gathered for evaluation: the path to it (root first) and its legal moves with
+/// their action indices, generated once at the leaf so that delivering its evaluation
+/// replays nothing.
+struct PendingLeaf<M> {
     path: Vec<u32>,
+    moves: Vec<(M, usize)>,
+}
+
+fn moves_and_actions<G: Game>(game: &G) -> Vec<(G::Move, usize)> {
+    game.legal_moves()
+        .into_iter()
+        .map(|mv| (mv, game.action_of(mv)))
+        .collect()
 }
 
 /// One search tree over a game, reusable from move to move.
@@ -206,7 +216,7 @@ pub struct Mcts<G: Game> {
     /// Evaluator priors of the root children before noise.
     root_priors: Vec<f32>,
     noise_applied: bool,
-    pending: Vec<PendingLeaf>,
+    pending: Vec<PendingLeaf<G::Move>>,
     playouts_left: usize,
     simulations: usize,
     evaluations: usize,
@@ -340,7 +350,10 @@ impl<G: Game> Mcts<G> {
                 return 0;
             }
             self.nodes[0].state = NodeState::Pending;
-            self.pending.push(PendingLeaf { path: vec![0] });
+            self.pending.push(PendingLeaf {
+                path: vec![0],
+                moves: moves_and_actions(&self.root_game),
+            });
             out.push(self.root_game.clone());
             return 1;
         }
@@ -385,7 +398,8 @@ impl<G: Game> Mcts<G> {
                     for &n in &path {
                         self.nodes[n as usize].in_flight += 1;
                     }
-                    self.pending.push(PendingLeaf { path });
+                    let moves = moves_and_actions(&game);
+                    self.pending.push(PendingLeaf { path, moves });
                     out.push(game);
                     self.playouts_left -= 1;
                     gathered += 1;
@@ -411,17 +425,11 @@ impl<G: Game> Mcts<G> {
         );
         for (leaf, eval) in pending.into_iter().zip(evaluations) {
             let node = *leaf.path.last().unwrap_or(&0) as usize;
-            let game = self.game_at(&leaf.path);
-            let moves = game.legal_moves();
             let first = self.nodes.len() as u32;
-            let uniform = 1.0 / moves.len().max(1) as f32;
-            for (i, mv) in moves.iter().enumerate() {
-                let p = eval.priors.get(i).copied().unwrap_or(uniform);
-                self.nodes.push(Node::new(Some(*mv), p));
-            }
+            self.expand(&leaf.moves, &eval.priors);
             let n = &mut self.nodes[node];
             n.first_child = first;
-            n.child_count = moves.len() as u32;
+            n.child_count = leaf.moves.len() as u32;
             n.state = NodeState::Expanded;
             self.evaluations += 1;
             let is_root = leaf.path.len() == 1;
@@ -438,14 +446,12 @@ impl<G: Game> Mcts<G> {
         }
     }
 
-    fn game_at(&self, path: &[u32]) -> G {
-        let mut game = self.root_game.clone();
-        for &n in &path[1..] {
-            if let Some(mv) = self.nodes[n as usize].mv {
-                game.play(mv);
-            }
-        }
-        game
+    /// Appends one child per move with its prior: the evaluator's weights over the
+    /// action space restricted to `moves` and renormalised (uniform when the weights are
+    /// missing, sum to zero, or are not finite).
+    fn expand(&mut self, moves: &[(G::Move, usize)], priors: &[f32]) {
+        let nodes = &mut self.nodes;
+        masked_priors(moves, priors, |mv, p| nodes.push(Node::new(Some(mv), p)));
     }
 
     /// Backs `value` (for the player who moved into the leaf) up the path.
@@ -616,18 +622,21 @@ mod tests {
         x ^ (x >> 29)
     }
 
+    /// Uneven weights over the whole action space, illegal actions included (MCTS must
+    /// mask them).
+    fn hash_weights<G: Game>(g: &G) -> Vec<f32> {
+        let h = g.position_hash();
+        (0..g.action_count())
+            .map(|a| 1.0 + (mix(h ^ a as u64) % 100) as f32)
+            .collect()
+    }
+
     impl<G: Game> Evaluator<G> for HashEvaluator {
         fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
             for g in positions {
-                let h = g.position_hash();
-                let n = g.legal_moves().len();
-                let raw: Vec<f32> = (0..n)
-                    .map(|i| 1.0 + (mix(h ^ i as u64) % 100) as f32)
-                    .collect();
-                let sum: f32 = raw.iter().sum();
                 out.push(Evaluation {
-                    priors: raw.iter().map(|r| r / sum).collect(),
-                    value: (mix(h) % 1000) as f32 / 555.0 - 0.9,
+                    priors: hash_weights(g),
+                    value: (mix(g.position_hash()) % 1000) as f32 / 555.0 - 0.9,
                 });
             }
         }
@@ -655,13 +664,18 @@ mod tests {
         } else if node.children.is_empty() {
             let mut out = Vec::new();
             HashEvaluator.evaluate(std::slice::from_ref(game), &mut out);
-            node.children = game
+            // Seed 000's masked priors: the legal actions' weights, renormalised.
+            let legal: Vec<(usize, f32)> = game
                 .legal_moves()
                 .into_iter()
-                .zip(&out[0].priors)
-                .map(|(mv, p)| RefNode {
-                    mv: Some(game.action_of(mv)),
-                    prior: *p,
+                .map(|mv| (game.action_of(mv), out[0].priors[game.action_of(mv)]))
+                .collect();
+            let sum: f32 = legal.iter().map(|l| l.1).sum();
+            node.children = legal
+                .into_iter()
+                .map(|(a, w)| RefNode {
+                    mv: Some(a),
+                    prior: w / sum,
                     visits: 0,
                     value: 0.0,
                     children: Vec::new(),

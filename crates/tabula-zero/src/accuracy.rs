@@ -96,13 +96,11 @@ fn count<G: Game>(
     for p in part {
         evals.clear();
         evaluator.evaluate(std::slice::from_ref(&p.game), &mut evals);
-        let moves = p.game.legal_moves();
         let top = evals[0]
-            .priors
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map(|(i, _)| p.game.action_of(moves[i]));
+            .legal_priors(&p.game)
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(mv, _)| p.game.action_of(mv));
         if let Some(a) = top {
             out[0] += p.is_optimal(a) as usize;
             out[1] += p.keeps_result(a) as usize;

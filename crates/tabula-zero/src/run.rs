@@ -555,11 +555,12 @@ fn policy_entropy<G: Game>(
     evaluator.evaluate(&positions, &mut evals);
     let total: f64 = evals
         .iter()
-        .map(|e| {
-            e.priors
-                .iter()
-                .filter(|p| **p > 0.0)
-                .map(|p| -(*p as f64) * (*p as f64).ln())
+        .zip(&positions)
+        .map(|(e, g)| {
+            e.legal_priors(g)
+                .into_iter()
+                .filter(|p| p.1 > 0.0)
+                .map(|(_, p)| -(p as f64) * (p as f64).ln())
                 .sum::<f64>()
         })
         .sum();
