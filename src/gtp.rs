@@ -2,21 +2,21 @@
 //!
 //! Replies follow the spec: `=id result` or `?id message`, each ended by a blank line.
 //! A malformed or illegal command is answered with `?` and leaves the engine's state
-//! as it was. `genmove` uses the best Go player Tabula has: UCT Monte-Carlo search
-//! with light playouts, within the time left or a per-move budget. It passes when the
-//! opponent has passed and the board already scores in its favour, and resigns when
-//! its win rate falls under a threshold.
+//! as it was. This file only speaks the protocol: `genmove` asks the library's Go bot
+//! (`tabula_search::go_bot`), which owns the clock, the pass and resign policy and the
+//! clean-up phase, over the best Go player Tabula has (UCT with light playouts).
 
 use std::fs;
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 use tabula_core::sgf::{SgfGame, SgfMove};
 use tabula_core::{Game, Go, GoRules, Player};
-use tabula_search::{Uct, UctConfig};
+use tabula_search::go_bot::{Decision, GoBot, GoPlayer, RandomPlayer, ResignPolicy, UctPlayer};
+use tabula_search::time_control::TimeControl;
+use tabula_search::UctConfig;
 
 /// Run a GTP engine for Go on standard input/output (for GoGui, Sabaki, twogtp, or
 /// `tabula match`).
@@ -80,19 +80,13 @@ const COMMANDS: &[&str] = &[
 
 /// The engine's state.
 pub struct Engine {
-    args: GtpArgs,
     game: Go,
     /// Earlier states, for undo.
     history: Vec<Go>,
     /// The moves played, for printsgf.
     record: Vec<SgfMove>,
     handicap: Vec<(usize, usize)>,
-    /// Main time, byo-yomi time, byo-yomi stones (GTP time_settings).
-    time_settings: Option<(f64, f64, u32)>,
-    /// Time and stones left per colour (GTP time_left).
-    time_left: [Option<(f64, u32)>; 2],
-    moves_searched: u64,
-    games: u64,
+    bot: GoBot<Box<dyn GoPlayer>>,
 }
 
 type Reply = std::result::Result<String, String>;
@@ -115,16 +109,33 @@ impl Engine {
                 ..GoRules::default()
             },
         )?;
+        let player: Box<dyn GoPlayer> = match args.player.as_str() {
+            "random" => Box::new(RandomPlayer),
+            _ => Box::new(UctPlayer {
+                config: UctConfig {
+                    exploration: args.exploration,
+                    rave: args.rave,
+                    simulations: if args.sims == 0 {
+                        usize::MAX
+                    } else {
+                        args.sims
+                    },
+                    ..UctConfig::default()
+                },
+            }),
+        };
+        let resign = ResignPolicy {
+            threshold: args.resign,
+            min_simulations: 100,
+        };
+        let time = TimeControl::new(args.move_time)?;
+        let bot = GoBot::new(player, time, resign, args.seed);
         Ok(Engine {
-            args,
             game,
             history: Vec::new(),
             record: Vec::new(),
             handicap: Vec::new(),
-            time_settings: None,
-            time_left: [None, None],
-            moves_searched: 0,
-            games: 0,
+            bot,
         })
     }
 
@@ -134,8 +145,7 @@ impl Engine {
         self.history.clear();
         self.record.clear();
         self.handicap.clear();
-        // a new game searches with new random numbers
-        self.games += 1;
+        self.bot.new_game();
         Ok(())
     }
 
@@ -170,97 +180,18 @@ impl Engine {
         Ok(())
     }
 
-    /// The time to spend on this move.
-    fn budget(&self, player: Player) -> Duration {
-        let empty = (0..self.game.size() * self.game.size())
-            .filter(|&a| {
-                self.game
-                    .stone(a / self.game.size(), a % self.game.size())
-                    .is_none()
-            })
-            .count();
-        let secs = match (self.time_left[player.index()], self.time_settings) {
-            (Some((left, stones)), _) if stones > 0 => (left / f64::from(stones)) * 0.8,
-            (Some((left, _)), _) => left / (empty as f64 / 2.0 + 10.0),
-            (None, Some((main, byo, stones))) if main > 0.0 || byo > 0.0 => {
-                if main > 0.0 {
-                    main / (empty as f64 / 2.0 + 10.0)
-                } else {
-                    byo / f64::from(stones.max(1)) * 0.8
-                }
-            }
-            _ => self.args.move_time,
-        };
-        Duration::from_secs_f64(secs.clamp(0.01, 60.0))
-    }
-
     fn genmove(&mut self, player: Player, cleanup: bool) -> Reply {
-        let mut pos = self.game.clone();
-        let passes = pos.consecutive_passes();
-        pos.clear_passes();
-        pos.set_to_move(player);
-        if pos.is_terminal() {
-            return Err("the game is over".into());
-        }
-        // The opponent passed and the board already scores for us: end the game.
-        let me_ahead = match player {
-            Player::First => pos.score() > 0.0,
-            Player::Second => pos.score() < 0.0,
-        };
-        if !cleanup && passes >= 1 && me_ahead {
-            self.play_move(player, pos.pass())?;
-            return Ok("pass".into());
-        }
-        // In clean-up, take any stone left in atari first: a won search is indifferent
-        // to the margin and may otherwise pass with dead stones still on the board.
-        let cleanup_capture = if cleanup {
-            pos.capturing_moves().first().copied()
-        } else {
-            None
-        };
-        let action = if let Some(capture) = cleanup_capture {
-            capture
-        } else if self.args.player == "random" {
-            let mut state = self.args.seed ^ self.moves_searched;
-            let mut random = |n: usize| {
-                state = tabula_core::zobrist::mix(state);
-                (state % n as u64) as usize
-            };
-            pos.rollout_move(&mut random).unwrap_or(pos.pass())
-        } else {
-            let config = UctConfig {
-                exploration: self.args.exploration,
-                rave: self.args.rave,
-                simulations: if self.args.sims == 0 {
-                    usize::MAX
-                } else {
-                    self.args.sims
-                },
-                time_limit: Some(self.budget(player)),
-                seed: tabula_core::zobrist::mix(self.args.seed ^ (self.games << 32))
-                    .wrapping_add(self.moves_searched),
-            };
-            let result = Uct::new(config).search(&pos);
-            if self.args.resign > 0.0
-                && result.simulations >= 100
-                && result.win_rate < self.args.resign
-            {
-                return Ok("resign".into());
+        match self
+            .bot
+            .genmove(&self.game, player, cleanup)
+            .map_err(|e| e.to_string())?
+        {
+            Decision::Resign => Ok("resign".into()),
+            Decision::Play(action) => {
+                self.play_move(player, action)?;
+                Ok(self.game.format_move(action))
             }
-            // Under area scoring, dead stones left on the board count for their owner,
-            // so the search itself prefers capturing them to passing: clean-up needs
-            // no special move choice, only no early pass (above).
-            result.best.unwrap_or(pos.pass())
-        };
-        self.moves_searched += 1;
-        // The search plays playouts under simple ko; make sure superko allows it.
-        let action = if pos.is_legal_action(action) {
-            action
-        } else {
-            pos.pass()
-        };
-        self.play_move(player, action)?;
-        Ok(self.game.format_move(action))
+        }
     }
 
     fn final_score(&self) -> String {
@@ -443,7 +374,10 @@ impl Engine {
                 let main: f64 = args[0].parse().map_err(|_| "syntax error".to_string())?;
                 let byo: f64 = args[1].parse().map_err(|_| "syntax error".to_string())?;
                 let stones: u32 = args[2].parse().map_err(|_| "syntax error".to_string())?;
-                self.time_settings = Some((main, byo, stones));
+                self.bot
+                    .time_mut()
+                    .set_settings(main, byo, stones)
+                    .map_err(|e| e.to_string())?;
                 Ok(String::new())
             }
             "time_left" => {
@@ -451,7 +385,10 @@ impl Engine {
                 let player = parse_colour(args[0])?;
                 let left: f64 = args[1].parse().map_err(|_| "syntax error".to_string())?;
                 let stones: u32 = args[2].parse().map_err(|_| "syntax error".to_string())?;
-                self.time_left[player.index()] = Some((left, stones));
+                self.bot
+                    .time_mut()
+                    .set_left(player, left, stones)
+                    .map_err(|e| e.to_string())?;
                 Ok(String::new())
             }
             _ => Err("unknown command".into()),

@@ -141,8 +141,32 @@ fn arena_reports_a_score_and_rejects_unknown_players() {
         "{}",
         text(&out.stderr)
     );
-    let out = tabula(&["arena", "solver", "random", "--game", "tictactoe"], "");
+    // `solver` is the game's perfect player: negamax for tic-tac-toe, none for Go
+    let out = tabula(
+        &[
+            "arena",
+            "solver",
+            "random",
+            "--game",
+            "tictactoe",
+            "--games",
+            "2",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("B wins 0"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = tabula(&["arena", "solver", "random", "--game", "go:5"], "");
     assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no perfect player"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

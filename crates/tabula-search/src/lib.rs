@@ -13,10 +13,12 @@ pub mod agent;
 pub mod arena;
 pub mod evaluator;
 pub mod exact;
+pub mod go_bot;
 pub mod mcts;
 pub mod negamax;
 pub mod perft;
 pub mod settings;
+pub mod time_control;
 pub mod uct;
 
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};

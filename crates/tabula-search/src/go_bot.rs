@@ -1,0 +1,362 @@
+//! The Go bot: everything about playing a Go game well that is not the search itself
+//! and not the protocol — how long to think ([`TimeControl`]), when to pass, when to
+//! resign, and what to play in the clean-up phase — over any [`GoPlayer`] (UCT today,
+//! network MCTS next). KataGo splits it the same way: `search/` owns the bot and its time
+//! controls, the GTP front end only speaks the protocol.
+
+use std::time::Duration;
+
+use tabula_core::{Game, Go, Player};
+
+use crate::time_control::TimeControl;
+use crate::uct::{Uct, UctConfig};
+
+/// What a player's search found in a Go position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Answer {
+    /// The chosen action (`None`: no move, e.g. the game is over).
+    pub action: Option<u16>,
+    /// The estimated probability that the side to move wins (`None`: no estimate).
+    pub win_rate: Option<f64>,
+    /// Simulations behind the estimate.
+    pub simulations: usize,
+}
+
+/// A Go player the bot can drive: the best move in a position within a time budget.
+pub trait GoPlayer {
+    /// A short name.
+    fn name(&self) -> String;
+    /// Searches `pos` (the side to move plays) for at most `budget`, seeded by `seed`.
+    fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer;
+}
+
+impl<P: GoPlayer + ?Sized> GoPlayer for Box<P> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer {
+        (**self).search(pos, budget, seed)
+    }
+}
+
+/// UCT (with RAVE) over the game's playouts.
+pub struct UctPlayer {
+    /// The search's settings; `time_limit` and `seed` are set per move.
+    pub config: UctConfig,
+}
+
+impl GoPlayer for UctPlayer {
+    fn name(&self) -> String {
+        "uct".into()
+    }
+
+    fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer {
+        let config = UctConfig {
+            time_limit: Some(budget),
+            seed,
+            ..self.config
+        };
+        let result = Uct::new(config).search(pos);
+        Answer {
+            action: result.best,
+            win_rate: Some(result.win_rate),
+            simulations: result.simulations,
+        }
+    }
+}
+
+/// A random playout move (it does not fill its own eyes): a sparring partner.
+pub struct RandomPlayer;
+
+impl GoPlayer for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn search(&mut self, pos: &Go, _budget: Duration, seed: u64) -> Answer {
+        let mut state = seed;
+        let mut random = |n: usize| {
+            state = tabula_core::zobrist::mix(state);
+            (state % n as u64) as usize
+        };
+        Answer {
+            action: pos.rollout_move(&mut random),
+            win_rate: None,
+            simulations: 0,
+        }
+    }
+}
+
+/// What the bot decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Play this action (the pass action included).
+    Play(u16),
+    /// Give up.
+    Resign,
+}
+
+/// Why the bot cannot move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BotError {
+    /// Nothing is left to play.
+    #[error("the game is over")]
+    GameOver,
+}
+
+/// When to resign.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResignPolicy {
+    /// Resign when the best move's win rate is below this (0: never).
+    pub threshold: f64,
+    /// …and the estimate rests on at least this many simulations.
+    pub min_simulations: usize,
+}
+
+/// A Go bot: a player, a clock and the policies around them.
+pub struct GoBot<P> {
+    player: P,
+    time: TimeControl,
+    resign: ResignPolicy,
+    seed: u64,
+    games: u64,
+    moves_searched: u64,
+}
+
+impl<P: GoPlayer> GoBot<P> {
+    /// A bot playing with `player`, thinking as `time` allows, seeded by `seed`.
+    pub fn new(player: P, time: TimeControl, resign: ResignPolicy, seed: u64) -> Self {
+        GoBot {
+            player,
+            time,
+            resign,
+            seed,
+            games: 0,
+            moves_searched: 0,
+        }
+    }
+
+    /// The clock (GTP `time_settings` and `time_left` set it).
+    pub fn time_mut(&mut self) -> &mut TimeControl {
+        &mut self.time
+    }
+
+    /// The player.
+    pub fn player(&self) -> &P {
+        &self.player
+    }
+
+    /// A new game starts: it searches with new random numbers.
+    pub fn new_game(&mut self) {
+        self.games += 1;
+    }
+
+    /// The bot's move for `player` in `game` (as played so far: its passes count). In
+    /// the `cleanup` phase (KGS `kgs-genmove_cleanup`) it never passes early and takes
+    /// stones in atari first, so that dead stones leave the board.
+    ///
+    /// It passes when the opponent has just passed and the board already scores in its
+    /// favour, resigns under the resign policy, and never returns a move that the
+    /// game's rules (positional superko included) forbid: the search plays its
+    /// playouts under simple ko, so an illegal choice becomes a pass.
+    pub fn genmove(
+        &mut self,
+        game: &Go,
+        player: Player,
+        cleanup: bool,
+    ) -> Result<Decision, BotError> {
+        let mut pos = game.clone();
+        let passes = pos.consecutive_passes();
+        pos.clear_passes();
+        pos.set_to_move(player);
+        if pos.is_terminal() {
+            return Err(BotError::GameOver);
+        }
+        let me_ahead = match player {
+            Player::First => pos.score() > 0.0,
+            Player::Second => pos.score() < 0.0,
+        };
+        if !cleanup && passes >= 1 && me_ahead {
+            return Ok(Decision::Play(pos.pass()));
+        }
+        // A won search is indifferent to the margin and may pass with dead stones still
+        // on the board; in clean-up, captures come first.
+        let capture = if cleanup {
+            pos.capturing_moves().first().copied()
+        } else {
+            None
+        };
+        let action = match capture {
+            Some(a) => a,
+            None => {
+                let budget = self.time.budget(player, empty_points(&pos));
+                let seed = tabula_core::zobrist::mix(self.seed ^ (self.games << 32))
+                    .wrapping_add(self.moves_searched);
+                let answer = self.player.search(&pos, budget, seed);
+                if let Some(w) = answer.win_rate {
+                    if self.resign.threshold > 0.0
+                        && answer.simulations >= self.resign.min_simulations
+                        && w < self.resign.threshold
+                    {
+                        return Ok(Decision::Resign);
+                    }
+                }
+                // Under area scoring, dead stones left on the board count for their
+                // owner, so the search itself prefers capturing them to passing.
+                answer.action.unwrap_or(pos.pass())
+            }
+        };
+        self.moves_searched += 1;
+        Ok(Decision::Play(if pos.is_legal_action(action) {
+            action
+        } else {
+            pos.pass()
+        }))
+    }
+}
+
+fn empty_points(pos: &Go) -> usize {
+    let n = pos.size();
+    (0..n * n)
+        .filter(|&a| pos.stone(a / n, a % n).is_none())
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::GoRules;
+
+    /// A player that always answers the same.
+    struct Fixed(Answer);
+
+    impl GoPlayer for Fixed {
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn search(&mut self, _: &Go, _: Duration, _: u64) -> Answer {
+            self.0
+        }
+    }
+
+    fn bot(answer: Answer) -> GoBot<Fixed> {
+        let resign = ResignPolicy {
+            threshold: 0.1,
+            min_simulations: 100,
+        };
+        GoBot::new(Fixed(answer), TimeControl::new(0.01).unwrap(), resign, 1)
+    }
+
+    fn go(moves: &[&str]) -> Go {
+        let mut g = Go::new(5, GoRules::default()).unwrap();
+        for m in moves {
+            g.play_text(m).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn resigns_only_on_a_confident_low_estimate() {
+        let low = |simulations| Answer {
+            action: Some(0),
+            win_rate: Some(0.05),
+            simulations,
+        };
+        let g = go(&[]);
+        assert_eq!(
+            bot(low(500)).genmove(&g, Player::First, false),
+            Ok(Decision::Resign)
+        );
+        assert_eq!(
+            bot(low(50)).genmove(&g, Player::First, false),
+            Ok(Decision::Play(0))
+        );
+    }
+
+    #[test]
+    fn passes_after_a_pass_when_ahead_and_plays_on_in_cleanup() {
+        // White is ahead on an empty board by komi; black passed.
+        let g = go(&["pass"]);
+        let answer = Answer {
+            action: Some(12),
+            win_rate: Some(0.9),
+            simulations: 1000,
+        };
+        let pass = g.pass();
+        assert_eq!(
+            bot(answer).genmove(&g, Player::Second, false),
+            Ok(Decision::Play(pass))
+        );
+        assert_eq!(
+            bot(answer).genmove(&g, Player::Second, true),
+            Ok(Decision::Play(12))
+        );
+    }
+
+    #[test]
+    fn cleanup_takes_stones_in_atari_first() {
+        // black C1, white B1, black B2: white B1 has one liberty left, at A1
+        let g = go(&["C1", "B1", "B2", "pass"]);
+        let captures = {
+            let mut p = g.clone();
+            p.set_to_move(Player::First);
+            p.capturing_moves()
+        };
+        assert!(!captures.is_empty(), "the position has a capture");
+        let answer = Answer {
+            action: Some(0),
+            win_rate: Some(0.5),
+            simulations: 10,
+        };
+        assert_eq!(
+            bot(answer).genmove(&g, Player::First, true),
+            Ok(Decision::Play(captures[0]))
+        );
+    }
+
+    #[test]
+    fn an_illegal_choice_becomes_a_pass() {
+        let g = go(&["C3"]);
+        let occupied = g.parse_move("C3").unwrap();
+        let answer = Answer {
+            action: Some(occupied),
+            win_rate: Some(0.5),
+            simulations: 10,
+        };
+        assert_eq!(
+            bot(answer).genmove(&g, Player::First, false),
+            Ok(Decision::Play(g.pass()))
+        );
+    }
+
+    #[test]
+    fn uct_and_random_players_answer_legal_moves() {
+        let g = go(&["C3"]);
+        let mut b = GoBot::new(
+            Box::new(UctPlayer {
+                config: UctConfig {
+                    simulations: 200,
+                    rave: 1000.0,
+                    exploration: 0.25,
+                    ..UctConfig::default()
+                },
+            }) as Box<dyn GoPlayer>,
+            TimeControl::new(5.0).unwrap(),
+            ResignPolicy {
+                threshold: 0.0,
+                min_simulations: 100,
+            },
+            7,
+        );
+        assert_eq!(b.player().name(), "uct");
+        let Ok(Decision::Play(a)) = b.genmove(&g, Player::Second, false) else {
+            panic!("a move")
+        };
+        assert!(g.is_legal_action(a));
+        let mut r = GoBot::new(RandomPlayer, TimeControl::new(1.0).unwrap(), b.resign, 3);
+        let Ok(Decision::Play(a)) = r.genmove(&g, Player::Second, false) else {
+            panic!("a move")
+        };
+        assert!(g.is_legal_action(a));
+    }
+}
