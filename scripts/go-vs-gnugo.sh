@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 out=${1:-runs/go-vs-gnugo}
 games=${2:-20}
 secs=${3:-1}
-cargo build --release --quiet
+cargo build --profile dist --quiet
 bin=$(mktemp -d)/tabula
-cp target/release/tabula "$bin"
+cp target/dist/tabula "$bin"
 for level in 1 10; do
   dir="$out/level-$level"
   if [ -f "$dir/summary.json" ]; then echo "done already: level $level"; continue; fi

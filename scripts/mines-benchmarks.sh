@@ -9,10 +9,10 @@ cd "$(dirname "$0")/.."
 results=${1:-runs/mines-benchmarks.jsonl}
 games=${2:-100000}
 mkdir -p "$(dirname "$results")"
-cargo build --release --quiet
+cargo build --profile dist --quiet
 # run a private copy, so that rebuilding during the run cannot mix versions
 bin=$(mktemp -d)/tabula
-cp target/release/tabula "$bin"
+cp target/dist/tabula "$bin"
 for rule in opening safe; do
   for level in beginner intermediate expert; do
     case $level in beginner) size='"width":9,"height":9';; intermediate) size='"width":16,"height":16';; expert) size='"width":30,"height":16';; esac

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Network inference and network-guided MCTS speed (issue 5), as recorded in BENCHMARKS.md.
-# Run on an otherwise idle machine: cargo build --release && sh scripts/nn-benchmarks.sh
+# Run on an otherwise idle machine: cargo build --profile dist && sh scripts/nn-benchmarks.sh
 set -e
-B=${TABULA:-target/release/tabula}
+B=${TABULA:-target/dist/tabula}
 $B bench nn --game go:9 --size 4x64 --batches 1,8 --threads 1,2 --seconds 3
 $B bench nn --game go:9 --size 6x64 --batches 1,8,16,64 --threads 1,2 --seconds 3 --burn
 $B bench nn --game go:19 --size 10x128 --batches 1,8,16,64 --threads 1,2 --seconds 8

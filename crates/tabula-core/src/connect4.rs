@@ -409,6 +409,14 @@ impl Game for ConnectFour {
         }
     }
 
+    fn transform_point(&self, sym: usize, row: usize, col: usize) -> (usize, usize) {
+        if sym == 0 {
+            (row, col)
+        } else {
+            (row, self.geo.width() - 1 - col)
+        }
+    }
+
     /// A 1-based column number.
     fn parse_move(&self, text: &str) -> Result<u8, GameError> {
         let t = text.trim();

@@ -153,6 +153,15 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
         action
     }
 
+    /// Where point `(row, col)` of the encoding's planes goes under symmetry `sym`: the
+    /// same map [`Game::transformed`] applies to the board, so that an encoded position
+    /// can be transformed without its state (`encode(transformed(s))` is `encode` with
+    /// every plane's points moved by this map).
+    fn transform_point(&self, sym: usize, row: usize, col: usize) -> (usize, usize) {
+        debug_assert_eq!(sym, 0);
+        (row, col)
+    }
+
     // ---- text ----
 
     /// Reads a move written as [`Game::format_move`] writes it. Checks the syntax and

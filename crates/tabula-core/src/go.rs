@@ -916,6 +916,10 @@ impl Game for Go {
         r * self.n + c
     }
 
+    fn transform_point(&self, sym: usize, row: usize, col: usize) -> (usize, usize) {
+        symmetry::square(sym, self.n, row, col)
+    }
+
     /// GTP coordinates: a column letter (A–T without I) and a row number counted from
     /// the bottom, e.g. `D4`; or `pass`.
     fn parse_move(&self, text: &str) -> Result<u16, GameError> {

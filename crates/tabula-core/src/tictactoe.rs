@@ -162,6 +162,10 @@ impl Game for TicTacToe {
         r * 3 + c
     }
 
+    fn transform_point(&self, sym: usize, row: usize, col: usize) -> (usize, usize) {
+        symmetry::square(sym, 3, row, col)
+    }
+
     /// Accepts a cell number `1`–`9` (row by row from the top left, as the board shows
     /// them) or a 0-based `row,col` pair as the seeds write it, e.g. `(0,2)` or `0 2`.
     fn parse_move(&self, text: &str) -> Result<u8, GameError> {

@@ -120,7 +120,10 @@ pub type NamedGradients = Vec<(String, Vec<f32>)>;
 pub struct Trainer {
     arch: Architecture,
     game: String,
-    model: PolicyValueNet,
+    /// The network; `None` only inside [`Trainer::step`], which moves it through the
+    /// optimiser by value (as burn's own loops do) instead of building a throw-away
+    /// network to swap in.
+    model: Option<PolicyValueNet>,
     optimizer: ModuleOptimizer,
     device: Device,
     config: TrainConfig,
@@ -160,7 +163,7 @@ impl Trainer {
         Trainer {
             arch: arch.clone(),
             game: game.to_string(),
-            model,
+            model: Some(model),
             optimizer,
             device,
             config,
@@ -180,7 +183,7 @@ impl Trainer {
 
     /// The current weights (with the step count in the metadata).
     pub fn weights(&self) -> WeightFile {
-        let mut file = WeightFile::from_model(&self.model.valid(), &self.arch, &self.game);
+        let mut file = WeightFile::from_model(&self.model().valid(), &self.arch, &self.game);
         file.extra.insert("steps".into(), self.steps.to_string());
         file
     }
@@ -211,7 +214,7 @@ impl Trainer {
 
     fn loss_tensors(&self, batch: &Batch) -> Result<(Tensor<1>, Tensor<1>), NnError> {
         let (x, p, z) = self.tensors(batch)?;
-        let (logits, value) = self.model.forward(x);
+        let (logits, value) = self.model().forward(x);
         let policy_loss = cross_entropy_with_logits(logits, p);
         let diff = value - z;
         let value_loss = (diff.clone() * diff).mean();
@@ -226,13 +229,10 @@ impl Trainer {
             value: scalar(&vl),
         };
         let grads = (pl + vl).backward();
-        let grads = GradientsParams::from_grads(grads, &self.model);
+        let model = self.take_model()?;
+        let grads = GradientsParams::from_grads(grads, &model);
         let lr = self.config.learning_rate_at(self.steps);
-        let model = std::mem::replace(
-            &mut self.model,
-            PolicyValueNet::new(&self.arch, &self.device),
-        );
-        self.model = self.optimizer.step(lr, model, grads);
+        self.model = Some(self.optimizer.step(lr, model, grads));
         self.steps += 1;
         Ok(losses)
     }
@@ -251,18 +251,33 @@ impl Trainer {
             grads: &grads,
             out: Vec::new(),
         };
-        self.model.visit(&mut c);
+        self.model().visit(&mut c);
         Ok((losses, c.out))
     }
 
     /// Replaces the weights (e.g. to probe the loss around a point).
     pub fn set_weights(&mut self, file: &WeightFile) -> Result<(), NnError> {
-        let model = std::mem::replace(
-            &mut self.model,
-            PolicyValueNet::new(&self.arch, &self.device),
-        );
-        self.model = file.load_into(model, &self.device)?;
+        if file.arch != self.arch {
+            return Err(NnError::Mismatch(
+                "the weight file has another architecture".into(),
+            ));
+        }
+        self.model = Some(file.to_model(&self.device)?);
         Ok(())
+    }
+
+    fn model(&self) -> &PolicyValueNet {
+        self.model
+            .as_ref()
+            .expect("the model is present outside a step")
+    }
+
+    fn take_model(&mut self) -> Result<PolicyValueNet, NnError> {
+        self.model.take().ok_or_else(|| {
+            NnError::Mismatch(
+                "the trainer lost its network in an earlier step that panicked".into(),
+            )
+        })
     }
 }
 

@@ -133,9 +133,10 @@ impl WeightFile {
     }
 
     /// The weights of a freshly initialised network (burn's initialisers, seeded) — an
-    /// untrained player, or the start of a training run.
+    /// untrained player, or the start of a training run. Made on the CPU whatever the
+    /// training device: an untrained player must not start a GPU.
     pub fn initial(arch: &Architecture, game: &str, seed: u64) -> WeightFile {
-        let device = crate::train::training_device();
+        let device = Device::flex();
         device.seed(seed);
         WeightFile::from_model(&PolicyValueNet::new(arch, &device), arch, game)
     }

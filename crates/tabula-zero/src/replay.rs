@@ -1,5 +1,12 @@
 //! The replay buffer: the last positions of self-play with their targets, sampled into
 //! training batches, each sample under a random symmetry of the game.
+//!
+//! A position is kept as the network sees it — its encoded planes (bit-packed when
+//! every value is 0 or 1, as for every game here) and its sparse policy target — not
+//! as a game state: a Go state carries its superko history and chain arrays, and a
+//! window holds hundreds of thousands of positions. Symmetries are applied to the
+//! encoding with [`Game::transform_point`] and to the policy with
+//! [`Game::transform_action`].
 
 use std::collections::VecDeque;
 
@@ -9,70 +16,144 @@ use tabula_nn::Batch;
 
 use crate::records::GameRecord;
 
-/// A training position.
-#[derive(Clone, Debug)]
-pub struct Sample<G> {
-    /// The position.
-    pub game: G,
-    /// Policy target over the action space.
-    pub policy: Vec<f32>,
-    /// Value target for the side to move.
-    pub value: f32,
+/// Encoded input planes, compact.
+#[derive(Clone, Debug, PartialEq)]
+enum Planes {
+    /// One bit per value (every value was 0 or 1).
+    Bits(Box<[u64]>),
+    /// Any other values.
+    Floats(Box<[f32]>),
 }
 
-impl<G: Game> Sample<G> {
-    /// The sample under symmetry `sym`: the transformed position with the policy target
-    /// moved along (the probability of action `a` lands on `transform_action(sym, a)`).
-    pub fn transformed(&self, sym: usize) -> Sample<G> {
-        if sym == 0 {
-            return self.clone();
-        }
-        let mut policy = vec![0.0; self.policy.len()];
-        for (a, p) in self.policy.iter().enumerate() {
-            if *p != 0.0 {
-                policy[self.game.transform_action(sym, a)] = *p;
+impl Planes {
+    fn pack(x: &[f32]) -> Planes {
+        if x.iter().all(|&v| v == 0.0 || v == 1.0) {
+            let mut bits = vec![0u64; x.len().div_ceil(64)];
+            for (i, _) in x.iter().enumerate().filter(|(_, &v)| v == 1.0) {
+                bits[i / 64] |= 1 << (i % 64);
             }
+            Planes::Bits(bits.into_boxed_slice())
+        } else {
+            Planes::Floats(x.into())
         }
-        Sample {
-            game: self.game.transformed(sym),
-            policy,
-            value: self.value,
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> f32 {
+        match self {
+            Planes::Bits(b) => ((b[i / 64] >> (i % 64)) & 1) as f32,
+            Planes::Floats(f) => f[i],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Planes::Bits(b) => b.len() * 8,
+            Planes::Floats(f) => f.len() * 4,
         }
     }
 }
 
-/// The last `window` training positions.
+/// A training position: encoded input, policy target (action, share), value target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    planes: Planes,
+    policy: Box<[(u32, f32)]>,
+    /// Value target for the side to move.
+    pub value: f32,
+}
+
+impl Row {
+    /// The row of `game` with a dense policy target over the action space.
+    pub fn new<G: Game>(game: &G, policy: &[f32], value: f32) -> Row {
+        let [p, h, w] = game.encoding_shape();
+        let mut x = vec![0.0; p * h * w];
+        game.encode(&mut x);
+        Row {
+            planes: Planes::pack(&x),
+            policy: policy
+                .iter()
+                .enumerate()
+                .filter(|(_, &v)| v != 0.0)
+                .map(|(a, &v)| (a as u32, v))
+                .collect(),
+            value,
+        }
+    }
+
+    /// Writes the encoding under symmetry `sym` of `game` (the buffer's prototype: same
+    /// board) into `input`, and adds the policy target to `policy` (zeroed, one entry per
+    /// action).
+    pub fn write<G: Game>(&self, game: &G, sym: usize, input: &mut [f32], policy: &mut [f32]) {
+        let [planes, h, w] = game.encoding_shape();
+        for p in 0..planes {
+            for r in 0..h {
+                for c in 0..w {
+                    let (r2, c2) = if sym == 0 {
+                        (r, c)
+                    } else {
+                        game.transform_point(sym, r, c)
+                    };
+                    input[(p * h + r2) * w + c2] = self.planes.get((p * h + r) * w + c);
+                }
+            }
+        }
+        for &(a, v) in self.policy.iter() {
+            let a = if sym == 0 {
+                a as usize
+            } else {
+                game.transform_action(sym, a as usize)
+            };
+            if let Some(slot) = policy.get_mut(a) {
+                *slot = v;
+            }
+        }
+    }
+
+    /// Memory the row holds, its own size included.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Row>()
+            + self.planes.heap_bytes()
+            + self.policy.len() * std::mem::size_of::<(u32, f32)>()
+    }
+}
+
+/// The most recent `window` training positions.
 pub struct ReplayBuffer<G> {
-    samples: VecDeque<Sample<G>>,
+    /// A position of the game (for shapes and symmetries; the board never changes).
+    prototype: G,
+    rows: VecDeque<Row>,
     window: usize,
 }
 
 impl<G: Game> ReplayBuffer<G> {
-    /// An empty buffer keeping at most `window` positions.
-    pub fn new(window: usize) -> Self {
+    /// An empty buffer of positions of `game`'s board keeping the last `window` positions.
+    pub fn new(game: &G, window: usize) -> Self {
         ReplayBuffer {
-            samples: VecDeque::new(),
+            prototype: game.clone(),
+            rows: VecDeque::new(),
             window: window.max(1),
         }
     }
 
     /// Positions held.
     pub fn len(&self) -> usize {
-        self.samples.len()
-    }
-
-    /// The sample at `index` (0: oldest).
-    pub fn get(&self, index: usize) -> Option<&Sample<G>> {
-        self.samples.get(index)
+        self.rows.len()
     }
 
     /// Whether the buffer is empty.
     pub fn is_empty(&self) -> bool {
-        self.samples.is_empty()
+        self.rows.is_empty()
     }
 
-    /// Adds the positions of a game that are policy targets. The value target mixes the
-    /// result and the root value: `(1 - value_mix) · z + value_mix · v`.
+    /// Mean memory per position held, in bytes.
+    pub fn bytes_per_position(&self) -> f64 {
+        let total: usize = self.rows.iter().map(Row::bytes).sum();
+        total as f64 / self.rows.len().max(1) as f64
+    }
+
+    /// Adds the positions of one game that carry a policy target (full searches), with
+    /// value target `(1 - value_mix) · result + value_mix · root value`.
     pub fn add_game(
         &mut self,
         start: &G,
@@ -81,11 +162,12 @@ impl<G: Game> ReplayBuffer<G> {
     ) -> Result<(), String> {
         let positions = record.replay(start)?;
         let actions = start.action_count();
+        let mut policy = vec![0.0; actions];
         for (i, game) in positions.iter().take(record.moves.len()).enumerate() {
             let Some(Some(sparse)) = record.policy.get(i) else {
                 continue;
             };
-            let mut policy = vec![0.0; actions];
+            policy.iter_mut().for_each(|p| *p = 0.0);
             for &(a, p) in sparse {
                 if let Some(slot) = policy.get_mut(a as usize) {
                     *slot = p;
@@ -93,44 +175,49 @@ impl<G: Game> ReplayBuffer<G> {
             }
             let z = record.result_for(game.to_move());
             let v = record.root_value.get(i).copied().unwrap_or(z);
-            self.samples.push_back(Sample {
-                game: game.clone(),
-                policy,
-                value: (1.0 - value_mix) * z + value_mix * v,
-            });
+            self.rows.push_back(Row::new(
+                game,
+                &policy,
+                (1.0 - value_mix) * z + value_mix * v,
+            ));
         }
-        while self.samples.len() > self.window {
-            self.samples.pop_front();
+        while self.rows.len() > self.window {
+            self.rows.pop_front();
         }
         Ok(())
     }
 
-    /// A batch of `size` samples drawn uniformly (with replacement), each under a random
-    /// symmetry when `symmetries` is on.
+    /// `size` positions drawn uniformly (with replacement), each under a random symmetry
+    /// when `symmetries` is on.
     pub fn batch(&self, size: usize, symmetries: bool, rng: &mut impl Rng) -> Batch {
         let mut batch = Batch {
             size,
             ..Batch::default()
         };
-        let Some(first) = self.samples.front() else {
+        if self.rows.is_empty() {
             batch.size = 0;
             return batch;
-        };
-        let [planes, h, w] = first.game.encoding_shape();
+        }
+        let [planes, h, w] = self.prototype.encoding_shape();
         let per = planes * h * w;
+        let actions = self.prototype.action_count();
         batch.inputs.resize(size * per, 0.0);
+        batch.policy.resize(size * actions, 0.0);
+        let n = self.prototype.symmetry_count();
         for i in 0..size {
-            let s = &self.samples[rng.random_range(0..self.samples.len())];
-            let n = s.game.symmetry_count();
+            let row = &self.rows[rng.random_range(0..self.rows.len())];
             let sym = if symmetries && n > 1 {
                 rng.random_range(0..n)
             } else {
                 0
             };
-            let s = s.transformed(sym);
-            s.game.encode(&mut batch.inputs[i * per..(i + 1) * per]);
-            batch.policy.extend_from_slice(&s.policy);
-            batch.value.push(s.value);
+            row.write(
+                &self.prototype,
+                sym,
+                &mut batch.inputs[i * per..(i + 1) * per],
+                &mut batch.policy[i * actions..(i + 1) * actions],
+            );
+            batch.value.push(row.value);
         }
         batch
     }
@@ -140,55 +227,74 @@ impl<G: Game> ReplayBuffer<G> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use tabula_core::{ConnectFour, TicTacToe};
+    use tabula_core::{ConnectFour, Go, GoRules, TicTacToe};
 
+    /// A row written under symmetry `sym` is the encoding of the transformed position,
+    /// with the policy moved by the same symmetry.
     fn check_symmetry<G: Game>(start: G, picks: &[usize]) -> Result<(), TestCaseError> {
-        // A random game; its last position with a made-up target.
         let mut game = start.clone();
-        let mut played = Vec::new();
         for &p in picks {
             let moves = game.legal_moves();
             if moves.is_empty() {
                 break;
             }
-            let mv = moves[p % moves.len()];
-            played.push(game.action_of(mv));
-            game.play(mv);
+            game.play(moves[p % moves.len()]);
         }
         let actions = game.action_count();
-        let policy: Vec<f32> = (0..actions).map(|a| a as f32 / 100.0).collect();
-        let sample = Sample {
-            game: game.clone(),
-            policy: policy.clone(),
-            value: 0.5,
-        };
+        let policy: Vec<f32> = (0..actions).map(|a| (a % 7) as f32 / 10.0).collect();
+        let row = Row::new(&game, &policy, 0.5);
+        let [p, h, w] = game.encoding_shape();
         for sym in 0..game.symmetry_count() {
-            let t = sample.transformed(sym);
-            // The rotated position is the one reached by the rotated moves…
-            let mut replay = start.transformed(sym);
-            for (i, &a) in played.iter().enumerate() {
-                let mut before = start.clone();
-                for &b in &played[..i] {
-                    before.play(before.move_of(b).unwrap());
-                }
-                let mv = replay.move_of(before.transform_action(sym, a)).unwrap();
-                replay.play(mv);
+            let mut input = vec![9.0; p * h * w];
+            let mut target = vec![0.0; actions];
+            row.write(&start, sym, &mut input, &mut target);
+            let mut want = vec![0.0; p * h * w];
+            game.transformed(sym).encode(&mut want);
+            prop_assert_eq!(&input, &want, "symmetry {}", sym);
+            for (a, v) in policy.iter().enumerate() {
+                prop_assert_eq!(target[game.transform_action(sym, a)], *v);
             }
-            prop_assert_eq!(replay.position_hash(), t.game.position_hash());
-            // …and its target is the rotated target.
-            for (a, p) in policy.iter().enumerate() {
-                prop_assert_eq!(t.policy[game.transform_action(sym, a)], *p);
-            }
-            prop_assert_eq!(t.value, 0.5);
         }
         Ok(())
     }
 
     proptest! {
         #[test]
-        fn rotated_positions_carry_rotated_targets(picks in proptest::collection::vec(0usize..9, 0..6)) {
+        fn rotated_rows_are_the_rotated_positions_with_rotated_targets(
+            picks in proptest::collection::vec(0usize..30, 0..12)
+        ) {
             check_symmetry(TicTacToe::new(), &picks)?;
             check_symmetry(ConnectFour::default(), &picks)?;
+            check_symmetry(Go::new(5, GoRules::default()).unwrap(), &picks)?;
         }
+    }
+
+    #[test]
+    fn planes_pack_bits_and_keep_other_values() {
+        let bits = Planes::pack(&[0.0, 1.0, 1.0, 0.0]);
+        assert!(matches!(bits, Planes::Bits(_)));
+        assert_eq!(
+            (0..4).map(|i| bits.get(i)).collect::<Vec<_>>(),
+            [0.0, 1.0, 1.0, 0.0]
+        );
+        let floats = Planes::pack(&[0.0, 0.5]);
+        assert!(matches!(floats, Planes::Floats(_)));
+        assert_eq!(floats.get(1), 0.5);
+    }
+
+    #[test]
+    fn a_row_of_9x9_go_is_small() {
+        let mut g = Go::new(9, GoRules::default()).unwrap();
+        for m in ["E5", "C3", "G7", "C7"] {
+            g.play_text(m).unwrap();
+        }
+        let mut policy = vec![0.0; g.action_count()];
+        for (i, p) in policy.iter_mut().enumerate().take(20) {
+            *p = i as f32 / 190.0;
+        }
+        let row = Row::new(&g, &policy, 1.0);
+        // 4 planes of 81 bits in 6 words, 19 non-zero policy entries
+        assert_eq!(row.bytes(), std::mem::size_of::<Row>() + 6 * 8 + 19 * 8);
+        assert!(row.bytes() < 300, "{}", row.bytes());
     }
 }

@@ -72,7 +72,7 @@ pub struct Metrics {
     pub replay: usize,
     /// Mean losses over the iteration's steps.
     pub losses: Losses,
-    /// Mean entropy (nats) of the network's policy on replay positions.
+    /// Mean entropy (nats) of the network's policy on positions of this iteration's games.
     pub policy_entropy: f64,
     /// Self-play games per second.
     pub games_per_s: f64,
@@ -329,7 +329,7 @@ impl<'a, G: Game> Run<'a, G> {
         let cfg = &self.config;
         // The replay buffer from the games of the completed iterations, newest last.
         // Read backwards until the window is full, then add oldest first.
-        let mut replay = ReplayBuffer::new(cfg.net.replay_window);
+        let mut replay = ReplayBuffer::new(&self.start, cfg.net.replay_window);
         let mut recent = Vec::new();
         let mut held = 0;
         for it in (1..=state.iteration).rev() {
@@ -458,7 +458,13 @@ impl<'a, G: Game> Run<'a, G> {
                 steps: state.steps,
                 replay: replay.len(),
                 losses,
-                policy_entropy: policy_entropy(&replay, &candidate, &mut rng),
+                policy_entropy: policy_entropy(
+                    &self.start,
+                    &records,
+                    &candidate,
+                    cfg.search.eval_batch,
+                    &mut rng,
+                ),
                 games_per_s: stats.games as f64 / stats.seconds.max(1e-9),
                 false_resign_rate: (stats.would_resign > 0)
                     .then(|| stats.false_resigns as f64 / stats.would_resign as f64),
@@ -531,25 +537,29 @@ impl<'a, G: Game> Run<'a, G> {
 }
 
 /// Mean entropy (nats) of the network's policy over the legal moves of up to 256
-/// replay positions.
+/// positions of this iteration's self-play games.
 fn policy_entropy<G: Game>(
-    replay: &ReplayBuffer<G>,
+    start: &G,
+    records: &[GameRecord],
     net: &Arc<Network>,
+    eval_batch: usize,
     rng: &mut ChaCha8Rng,
 ) -> f64 {
-    let n = replay.len().min(256);
-    let Some(first) = replay.get(0) else {
+    let mut pool: Vec<G> = Vec::new();
+    for r in records {
+        if let Ok(positions) = r.replay(start) {
+            pool.extend(positions.into_iter().filter(|g| !g.is_terminal()));
+        }
+    }
+    if pool.is_empty() {
         return 0.0;
-    };
-    let Ok(mut evaluator) = NetworkEvaluator::new(net.clone(), &first.game, 16) else {
+    }
+    let n = pool.len().min(256);
+    let Ok(mut evaluator) = NetworkEvaluator::new(net.clone(), start, eval_batch) else {
         return 0.0;
     };
     let positions: Vec<G> = (0..n)
-        .filter_map(|_| {
-            replay
-                .get(rng.random_range(0..replay.len()))
-                .map(|s| s.game.clone())
-        })
+        .map(|_| pool[rng.random_range(0..pool.len())].clone())
         .collect();
     let mut evals = Vec::new();
     evaluator.evaluate(&positions, &mut evals);
