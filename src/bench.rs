@@ -11,6 +11,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
+use tabula_search::stats::median;
 use tabula_search::Uct;
 
 /// Measure speed.
@@ -124,17 +125,6 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
             registry::visit(&spec, Playouts(b.seconds.max(0.05), b.seed))?;
             Ok(ExitCode::SUCCESS)
         }
-    }
-}
-
-pub fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        0.0
-    } else if v.len() % 2 == 1 {
-        v[v.len() / 2]
-    } else {
-        (v[v.len() / 2 - 1] + v[v.len() / 2]) / 2.0
     }
 }
 

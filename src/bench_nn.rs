@@ -15,7 +15,7 @@ use tabula_nn::infer::gemm;
 use tabula_nn::{Architecture, Batch, Network, NetworkEvaluator, Scratch, Trainer, WeightFile};
 use tabula_search::{search_many, Evaluation, Evaluator, Mcts, MctsConfig, SearchSettings};
 
-use crate::bench::median;
+use tabula_search::stats::median;
 
 /// Network inference speed.
 #[derive(Args)]

@@ -17,7 +17,7 @@ use clap::Args;
 use tabula_core::sgf::{SgfGame, SgfMove};
 use tabula_core::{Game, Go, GoRules, Player};
 
-use crate::mines::wilson;
+use tabula_search::stats::wilson95;
 
 /// Play Go matches between two GTP engines (by default `tabula gtp` against another).
 #[derive(Args)]
@@ -356,7 +356,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         );
     }
     let n = wins + losses + draws;
-    let (lo, hi) = wilson(wins, n);
+    let (lo, hi) = wilson95(wins as f64, n);
     let avg = |e: &Engine| e.think.as_secs_f64() / f64::from(e.moves.max(1));
     println!("engine:    {}", ours.name);
     println!("opponent:  {}", theirs.name);

@@ -15,6 +15,7 @@ use tabula_mines::{
     Agent, Cell, CellPredictor, Config, ExactSolver, FirstClick, GameRecord, Level, Minefield,
     Probabilities, Seen, Status, Teacher, View,
 };
+use tabula_search::stats::wilson95;
 
 /// Minesweeper: play, solve positions, measure the agent.
 #[derive(Args)]
@@ -321,19 +322,6 @@ fn solve(args: SolveArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Wilson score interval for `wins` out of `n` at 95%.
-pub fn wilson(wins: usize, n: usize) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let (p, n) = (wins as f64 / n as f64, n as f64);
-    let z = 1.959_963_984_540_054_f64;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * ((p * (1.0 - p) + z * z / (4.0 * n)) / n).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
 fn bench(args: BenchArgs) -> Result<ExitCode> {
     let config = args.board.config()?;
     if let Some(c) = args.first_click {
@@ -388,7 +376,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
     }
     let n = games.len();
     let won = games.iter().filter(|g| g.won).count();
-    let (lo, hi) = wilson(won, n);
+    let (lo, hi) = wilson95(won as f64, n);
     let guesses: usize = games.iter().map(|g| g.guesses).sum();
     let approx: usize = games.iter().map(|g| g.approximate_turns).sum();
     let endgame: usize = games.iter().map(|g| g.endgame_guesses).sum();
@@ -418,14 +406,22 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
     );
     if let Some(path) = args.json {
         let line = format!(
-            "{{\"width\":{},\"height\":{},\"mines\":{},\"rule\":\"{}\",\"games\":{n},\"seed\":{},\"wins\":{won},\"win_rate\":{rate:.6},\"ci_low\":{lo:.6},\"ci_high\":{hi:.6},\"games_per_s\":{:.3},\"threads\":{threads},\"guesses_per_game\":{:.4}}}\n",
-            config.dims.width,
-            config.dims.height,
-            config.mines,
-            config.first_click,
-            args.seed,
-            n as f64 / elapsed,
-            guesses as f64 / n.max(1) as f64
+            "{}\n",
+            serde_json::json!({
+                "width": config.dims.width,
+                "height": config.dims.height,
+                "mines": config.mines,
+                "rule": config.first_click.to_string(),
+                "games": n,
+                "seed": args.seed,
+                "wins": won,
+                "win_rate": rate,
+                "ci_low": lo,
+                "ci_high": hi,
+                "games_per_s": n as f64 / elapsed,
+                "threads": threads,
+                "guesses_per_game": guesses as f64 / n.max(1) as f64,
+            })
         );
         let mut f = fs::OpenOptions::new()
             .create(true)
@@ -434,18 +430,4 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
         f.write_all(line.as_bytes())?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wilson_interval() {
-        let (lo, hi) = wilson(50, 100);
-        assert!((lo - 0.404).abs() < 0.002 && (hi - 0.596).abs() < 0.002);
-        assert_eq!(wilson(0, 0), (0.0, 1.0));
-        let (lo, hi) = wilson(100, 100);
-        assert!(lo > 0.96 && hi == 1.0);
-    }
 }

@@ -25,8 +25,8 @@ pub enum Built {
     TicTacToe(TicTacToe),
     /// Connect Four on some board.
     ConnectFour(ConnectFour),
-    /// Go (any size, any rules: mini-go too).
-    Go(Go),
+    /// Go (any size, any rules: mini-go too); boxed, it is far larger than the others.
+    Go(Box<Go>),
 }
 
 impl Built {
@@ -35,7 +35,7 @@ impl Built {
         match self {
             Built::TicTacToe(g) => visitor.visit(g),
             Built::ConnectFour(g) => visitor.visit(g),
-            Built::Go(g) => visitor.visit(g),
+            Built::Go(g) => visitor.visit(*g),
         }
     }
 }
@@ -88,7 +88,7 @@ pub const GAMES: &[GameInfo] = &[
                     GameError::BadSpec(format!("go:{o}: expected a board size, e.g. go:9"))
                 })?,
             };
-            Ok(Built::Go(Go::new(size, GoRules::default())?))
+            Ok(Built::Go(Box::new(Go::new(size, GoRules::default())?)))
         },
     },
     GameInfo {
@@ -97,7 +97,7 @@ pub const GAMES: &[GameInfo] = &[
         options: "none: seed 000's 7x7 toy rules (no captures, 44 moves, more stones wins)",
         build: |o| {
             no_options("mini-go", o)?;
-            Ok(Built::Go(Go::new(7, GoRules::mini_go())?))
+            Ok(Built::Go(Box::new(Go::new(7, GoRules::mini_go())?)))
         },
     },
 ];

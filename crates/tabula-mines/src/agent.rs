@@ -11,9 +11,9 @@ use std::collections::HashMap;
 
 use crate::cell::{Cell, Dims};
 use crate::error::MinesError;
-use crate::exact::Probabilities;
 use crate::minefield::{FirstClick, Minefield, Status};
 use crate::predictor::CellPredictor;
+use crate::predictor::Probabilities;
 use crate::view::{Seen, View};
 
 /// How one game went.

@@ -17,23 +17,9 @@
 
 use crate::error::MinesError;
 use crate::predictor::CellPredictor;
+pub use crate::predictor::Probabilities;
 use crate::teacher::Teacher;
 use crate::view::{Seen, View};
-
-/// Mine probabilities for a position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Probabilities {
-    /// P(mine) for every cell, row-major (0 for revealed numbers, 1 for revealed mines).
-    pub p: Vec<f64>,
-    /// Hidden cells that are certainly safe, ascending.
-    pub safe: Vec<usize>,
-    /// Hidden cells that certainly hold a mine, ascending.
-    pub mines: Vec<usize>,
-    /// True when these are estimates, not exact values.
-    pub approximate: bool,
-    /// Natural logarithm of the number of consistent layouts, when exact.
-    pub ln_layouts: Option<f64>,
-}
 
 /// The exact solver.
 #[derive(Clone, Copy, Debug)]

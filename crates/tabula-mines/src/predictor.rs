@@ -2,7 +2,6 @@
 //! AutoMine teacher, and a learned model once one exists.
 
 use crate::error::MinesError;
-use crate::exact::Probabilities;
 use crate::view::View;
 
 /// Estimates, for every hidden cell of a position, the probability that it holds a mine.
@@ -23,4 +22,19 @@ impl<P: CellPredictor + ?Sized> CellPredictor for Box<P> {
     fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError> {
         self.as_mut().predict(view)
     }
+}
+
+/// Mine probabilities for a position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probabilities {
+    /// P(mine) for every cell, row-major (0 for revealed numbers, 1 for revealed mines).
+    pub p: Vec<f64>,
+    /// Hidden cells that are certainly safe, ascending.
+    pub safe: Vec<usize>,
+    /// Hidden cells that certainly hold a mine, ascending.
+    pub mines: Vec<usize>,
+    /// True when these are estimates, not exact values.
+    pub approximate: bool,
+    /// Natural logarithm of the number of consistent layouts, when exact.
+    pub ln_layouts: Option<f64>,
 }

@@ -15,8 +15,8 @@
 use std::collections::VecDeque;
 
 use crate::error::MinesError;
-use crate::exact::Probabilities;
 use crate::predictor::CellPredictor;
+use crate::predictor::Probabilities;
 use crate::view::{Seen, View};
 
 /// The greedy teacher. Stateless; it never fails on a consistent position and never

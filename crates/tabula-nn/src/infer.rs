@@ -133,10 +133,8 @@ fn dense(file: &WeightFile, prefix: &str) -> Result<Dense, NnError> {
     let w = file.tensor(&format!("{prefix}.weight"))?;
     let [inputs, outputs] = <[usize; 2]>::try_from(w.shape.as_slice())
         .map_err(|_| NnError::Mismatch(format!("{prefix}.weight is not 2-D")))?;
-    let b = file
-        .tensor(&format!("{prefix}.bias"))
-        .map(|t| t.data.clone())
-        .unwrap_or_else(|_| vec![0.0; outputs]);
+    // Every dense layer of the model has a bias: a file without one is malformed.
+    let b = file.tensor(&format!("{prefix}.bias"))?.data.clone();
     if b.len() != outputs {
         return Err(NnError::Mismatch(format!(
             "{prefix}.bias has the wrong length"

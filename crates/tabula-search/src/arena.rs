@@ -34,7 +34,8 @@ impl MatchResult {
     }
 
     /// A 95% confidence interval of the score (normal approximation with the games'
-    /// own variance, draws included; clamped to [0, 1]).
+    /// own variance, so that draws narrow it; clamped to [0, 1]). Win rates without
+    /// draws use [`crate::stats::wilson95`].
     pub fn interval95(&self) -> (f64, f64) {
         let n = self.games() as f64;
         if n == 0.0 {
@@ -45,7 +46,7 @@ impl MatchResult {
             + self.draws as f64 * (0.5 - s).powi(2)
             + self.losses as f64 * s.powi(2))
             / n;
-        let half = 1.96 * (var / n).sqrt();
+        let half = crate::stats::Z95 * (var / n).sqrt();
         ((s - half).max(0.0), (s + half).min(1.0))
     }
 

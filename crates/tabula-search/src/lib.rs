@@ -18,6 +18,7 @@ pub mod mcts;
 pub mod negamax;
 pub mod perft;
 pub mod settings;
+pub mod stats;
 pub mod time_control;
 pub mod uct;
 

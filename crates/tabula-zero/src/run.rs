@@ -126,37 +126,56 @@ fn games_name(iteration: usize) -> String {
     format!("games/iter-{iteration:04}.jsonl.gz")
 }
 
-const CSV_HEADER: &str = "iteration,seconds,selfplay_seconds,train_seconds,games,steps,replay,policy_loss,value_loss,policy_entropy,games_per_s,first_wins,second_wins,draws,resigned,false_resign_rate,gate_score,promoted,policy_optimal,policy_keeps,mcts_optimal,mcts_keeps";
+/// One column of `metrics.csv`: its name and how a row writes it. Header and rows come
+/// from this one list, so they cannot drift apart.
+type Column = (&'static str, fn(&Metrics) -> String);
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| format!("{v:.4}"))
+}
+
+const CSV_COLUMNS: &[Column] = &[
+    ("iteration", |m| m.iteration.to_string()),
+    ("seconds", |m| format!("{:.1}", m.seconds)),
+    ("selfplay_seconds", |m| format!("{:.1}", m.selfplay_seconds)),
+    ("train_seconds", |m| format!("{:.1}", m.train_seconds)),
+    ("games", |m| m.games.to_string()),
+    ("steps", |m| m.steps.to_string()),
+    ("replay", |m| m.replay.to_string()),
+    ("policy_loss", |m| format!("{:.4}", m.losses.policy)),
+    ("value_loss", |m| format!("{:.4}", m.losses.value)),
+    ("policy_entropy", |m| format!("{:.4}", m.policy_entropy)),
+    ("games_per_s", |m| format!("{:.2}", m.games_per_s)),
+    ("first_wins", |m| m.selfplay.first_wins.to_string()),
+    ("second_wins", |m| m.selfplay.second_wins.to_string()),
+    ("draws", |m| m.selfplay.draws.to_string()),
+    ("resigned", |m| m.selfplay.resigned.to_string()),
+    ("false_resign_rate", |m| opt(m.false_resign_rate)),
+    ("gate_score", |m| opt(m.gate_score)),
+    ("promoted", |m| (m.promoted as u8).to_string()),
+    ("policy_optimal", |m| {
+        opt(m.accuracy.map(|a| a.policy_optimal))
+    }),
+    ("policy_keeps", |m| opt(m.accuracy.map(|a| a.policy_keeps))),
+    ("mcts_optimal", |m| opt(m.accuracy.map(|a| a.mcts_optimal))),
+    ("mcts_keeps", |m| opt(m.accuracy.map(|a| a.mcts_keeps))),
+];
+
+fn csv_header() -> String {
+    CSV_COLUMNS
+        .iter()
+        .map(|c| c.0)
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 impl Metrics {
     fn csv(&self) -> String {
-        let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:.4}"));
-        let acc = self.accuracy;
-        format!(
-            "{},{:.1},{:.1},{:.1},{},{},{},{:.4},{:.4},{:.4},{:.2},{},{},{},{},{},{},{},{},{},{},{}",
-            self.iteration,
-            self.seconds,
-            self.selfplay_seconds,
-            self.train_seconds,
-            self.games,
-            self.steps,
-            self.replay,
-            self.losses.policy,
-            self.losses.value,
-            self.policy_entropy,
-            self.games_per_s,
-            self.selfplay.first_wins,
-            self.selfplay.second_wins,
-            self.selfplay.draws,
-            self.selfplay.resigned,
-            opt(self.false_resign_rate),
-            opt(self.gate_score),
-            self.promoted as u8,
-            opt(acc.map(|a| a.policy_optimal)),
-            opt(acc.map(|a| a.policy_keeps)),
-            opt(acc.map(|a| a.mcts_optimal)),
-            opt(acc.map(|a| a.mcts_keeps)),
-        )
+        CSV_COLUMNS
+            .iter()
+            .map(|c| c.1(self))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 }
 
@@ -283,7 +302,7 @@ impl<'a, G: Game> Run<'a, G> {
             .filter(|m| m.iteration <= iteration)
             .collect();
         let mut jsonl = String::new();
-        let mut csv = format!("{CSV_HEADER}\n");
+        let mut csv = format!("{}\n", csv_header());
         for r in &rows {
             jsonl.push_str(&serde_json::to_string(r).unwrap_or_default());
             jsonl.push('\n');

@@ -88,13 +88,16 @@ pub fn play_games<G: Game>(
 ) -> Result<(Vec<GameRecord>, SelfPlayStats), ZeroError> {
     let started = Instant::now();
     let threads = config.thread_count().min(count.max(1));
-    let next = AtomicUsize::new(0);
+    let queue = Queue {
+        next: AtomicUsize::new(0),
+        count,
+    };
     let results: Vec<Result<WorkerOutput, ZeroError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 let net = net.clone();
-                let next = &next;
-                scope.spawn(move || worker(start, net, count, search, config, seed, next, progress))
+                let queue = &queue;
+                scope.spawn(move || worker(start, net, search, config, seed, queue, progress))
             })
             .collect();
         handles
@@ -168,14 +171,26 @@ fn new_slot<G: Game>(
     (slot, tree)
 }
 
+/// The numbers of the games still to play, shared by the workers.
+struct Queue {
+    next: AtomicUsize,
+    count: usize,
+}
+
+impl Queue {
+    fn take(&self) -> Option<usize> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        (n < self.count).then_some(n)
+    }
+}
+
 fn worker<G: Game>(
     start: &G,
     net: Arc<Network>,
-    count: usize,
     search: &SearchSettings,
     config: &SelfPlayConfig,
     seed: u64,
-    next: &AtomicUsize,
+    queue: &Queue,
     progress: &(dyn Fn() + Sync),
 ) -> Result<WorkerOutput, ZeroError> {
     let mut evaluator = CachedEvaluator::new(
@@ -185,10 +200,7 @@ fn worker<G: Game>(
     let mut slots = Vec::new();
     let mut trees = Vec::new();
     let mut done = Vec::new();
-    let take = || {
-        let n = next.fetch_add(1, Ordering::Relaxed);
-        (n < count).then_some(n)
-    };
+    let take = || queue.take();
     for _ in 0..config.parallel_games.max(1) {
         let Some(n) = take() else { break };
         let (s, t) = new_slot(start, n, search, config, seed);
