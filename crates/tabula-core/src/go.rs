@@ -4,7 +4,7 @@
 //! suicidal move removes the player's own chain); ko by positional superko (a move may
 //! not recreate any earlier board), or simple ko as an option; two passes in a row end
 //! the game; area scoring with komi. Seed 000's toy rules (no captures, the game ends
-//! after 44 moves, more stones wins) are kept as the `mini-go` variant.
+//! after 44 moves, more stones wins) are their own game, [`crate::mini_go`].
 //!
 //! The board is padded with a border so that neighbours need no bounds checks. Chains
 //! are kept incrementally as circular linked lists with a head per stone; liberties are
@@ -46,8 +46,6 @@ pub struct GoRules {
     /// Whether a move that leaves its own chain without liberties is legal (it then
     /// removes that chain).
     pub suicide: bool,
-    /// Seed 000's toy variant: no captures, 44 moves, more stones wins.
-    pub mini: bool,
 }
 
 impl Default for GoRules {
@@ -56,7 +54,6 @@ impl Default for GoRules {
             komi: 7.5,
             ko: Ko::PositionalSuperko,
             suicide: false,
-            mini: false,
         }
     }
 }
@@ -68,17 +65,6 @@ impl GoRules {
             komi,
             ko: Ko::PositionalSuperko,
             suicide: true,
-            mini: false,
-        }
-    }
-
-    /// Seed 000's `mini-go`.
-    pub fn mini_go() -> Self {
-        GoRules {
-            komi: 0.0,
-            ko: Ko::Simple,
-            suicide: true,
-            mini: true,
         }
     }
 }
@@ -162,7 +148,7 @@ impl Go {
             board_hash: 0,
             seen: Vec::new(),
             captures: [0, 0],
-            max_moves: if rules.mini { 44 } else { 2 * size * size + 20 },
+            max_moves: 2 * size * size + 20,
             resigned: None,
             empties: Vec::with_capacity(size * size),
             empty_at: vec![u16::MAX; points],
@@ -407,9 +393,6 @@ impl Go {
         if self.color[p] != EMPTY {
             return None;
         }
-        if self.rules.mini {
-            return Some(Vec::new());
-        }
         if self.ko_point == Some(p) {
             return None;
         }
@@ -447,7 +430,7 @@ impl Go {
                 h ^= Self::key(s, self.color[s]);
             }
         }
-        if captured.is_empty() && !self.rules.mini {
+        if captured.is_empty() {
             // a suicide removes the mover's own chain, including the new stone
             let mut alive = false;
             for q in self.neighbours(p) {
@@ -487,7 +470,7 @@ impl Go {
         let Some(captured) = self.try_place(p, me) else {
             return false;
         };
-        if self.rules.ko == Ko::PositionalSuperko && !self.rules.mini {
+        if self.rules.ko == Ko::PositionalSuperko {
             let h = self.hash_after(p, me, &captured);
             if self.seen.contains(&h) {
                 return false;
@@ -578,7 +561,7 @@ impl Go {
                 match self.color[p] {
                     BLACK => black += 1,
                     WHITE => white += 1,
-                    EMPTY if !visited[p] && !self.rules.mini => {
+                    EMPTY if !visited[p] => {
                         // flood the empty region and see which colours it touches
                         let mut stack = vec![p];
                         visited[p] = true;
@@ -614,9 +597,6 @@ impl Go {
     /// hold at most one opponent stone (none on the edge): filling it would only
     /// weaken the chain around it.
     fn is_own_eye(&self, p: usize, me: u8) -> bool {
-        if self.rules.mini {
-            return false;
-        }
         if self
             .neighbours(p)
             .iter()
@@ -721,11 +701,7 @@ impl Game for Go {
     type Move = u16;
 
     fn name(&self) -> String {
-        if self.rules.mini {
-            "mini-go".into()
-        } else {
-            format!("go:{}", self.n)
-        }
+        format!("go:{}", self.n)
     }
 
     fn to_move(&self) -> Player {
@@ -743,9 +719,7 @@ impl Game for Go {
         let mut moves: Vec<u16> = (0..self.pass())
             .filter(|&a| self.is_legal_action(a))
             .collect();
-        if !self.rules.mini || moves.is_empty() {
-            moves.push(self.pass());
-        }
+        moves.push(self.pass());
         moves
     }
 
@@ -771,22 +745,20 @@ impl Game for Go {
         self.place_stone(p, me);
         let mut captured = 0;
         let mut single_capture = None;
-        if !self.rules.mini {
-            // opponent chains left without a liberty are captured
-            let opp = BLACK + WHITE - me;
-            for q in self.neighbours(p) {
-                if self.color[q] == opp && self.plibs[self.head[q] as usize] == 0 {
-                    let k = self.remove_chain(q);
-                    if k == 1 {
-                        single_capture = Some(q);
-                    }
-                    captured += k;
+        // opponent chains left without a liberty are captured
+        let opp = BLACK + WHITE - me;
+        for q in self.neighbours(p) {
+            if self.color[q] == opp && self.plibs[self.head[q] as usize] == 0 {
+                let k = self.remove_chain(q);
+                if k == 1 {
+                    single_capture = Some(q);
                 }
+                captured += k;
             }
         }
         let mover = self.to_move.other().index();
         self.captures[mover] += captured as u32;
-        if !self.rules.mini && self.liberties(p) == 0 {
+        if self.liberties(p) == 0 {
             // suicide (only reached when the rules allow it)
             let k = self.remove_chain(p);
             self.captures[1 - mover] += k as u32;
@@ -831,7 +803,7 @@ impl Game for Go {
             if self.is_own_eye(p, me) {
                 continue;
             }
-            if self.rules.mini || (self.ko_point != Some(p) && self.would_have_liberty(p, me)) {
+            if self.ko_point != Some(p) && self.would_have_liberty(p, me) {
                 return Some(self.point_action(p));
             }
         }
@@ -923,63 +895,89 @@ impl Game for Go {
     /// GTP coordinates: a column letter (A–T without I) and a row number counted from
     /// the bottom, e.g. `D4`; or `pass`.
     fn parse_move(&self, text: &str) -> Result<u16, GameError> {
-        let t = text.trim();
-        let bad = |reason: &str| GameError::BadMove {
-            text: t.to_string(),
-            reason: reason.to_string(),
-        };
-        if t.eq_ignore_ascii_case("pass") {
-            return Ok(self.pass());
-        }
-        let mut chars = t.chars();
-        let letter = chars
-            .next()
-            .ok_or_else(|| bad("empty move"))?
-            .to_ascii_uppercase();
-        if !letter.is_ascii_uppercase() || letter == 'I' {
-            return Err(bad("expected a column letter A-T (no I) or pass"));
-        }
-        let col = (letter as u8 - b'A') as usize - usize::from(letter > 'I');
-        let row_from_bottom: usize = chars
-            .as_str()
-            .parse()
-            .map_err(|_| bad("expected a row number"))?;
-        if col >= self.n || row_from_bottom == 0 || row_from_bottom > self.n {
-            return Err(bad(&format!("off the {}x{} board", self.n, self.n)));
-        }
-        Ok(((self.n - row_from_bottom) * self.n + col) as u16)
+        Ok(match parse_vertex(self.n, text)? {
+            Some(p) => p as u16,
+            None => self.pass(),
+        })
     }
 
     fn format_move(&self, mv: u16) -> String {
-        if mv == self.pass() {
-            return "pass".into();
-        }
-        let (r, c) = (mv as usize / self.n, mv as usize % self.n);
-        let letter = (b'A' + c as u8 + u8::from(c >= 8)) as char;
-        format!("{letter}{}", self.n - r)
+        format_vertex(self.n, (mv != self.pass()).then_some(mv as usize))
     }
+}
+
+/// Reads a GTP vertex on an `n`×`n` board: a column letter (A–T without I) and a row
+/// number counted from the bottom, e.g. `D4` → `Some(row * n + col)` with row 0 at the
+/// top; `pass` → `None`.
+pub(crate) fn parse_vertex(n: usize, text: &str) -> Result<Option<usize>, GameError> {
+    let t = text.trim();
+    let bad = |reason: &str| GameError::BadMove {
+        text: t.to_string(),
+        reason: reason.to_string(),
+    };
+    if t.eq_ignore_ascii_case("pass") {
+        return Ok(None);
+    }
+    let mut chars = t.chars();
+    let letter = chars
+        .next()
+        .ok_or_else(|| bad("empty move"))?
+        .to_ascii_uppercase();
+    if !letter.is_ascii_uppercase() || letter == 'I' {
+        return Err(bad("expected a column letter A-T (no I) or pass"));
+    }
+    let col = (letter as u8 - b'A') as usize - usize::from(letter > 'I');
+    let row_from_bottom: usize = chars
+        .as_str()
+        .parse()
+        .map_err(|_| bad("expected a row number"))?;
+    if col >= n || row_from_bottom == 0 || row_from_bottom > n {
+        return Err(bad(&format!("off the {n}x{n} board")));
+    }
+    Ok(Some((n - row_from_bottom) * n + col))
+}
+
+/// Writes a point (`row * n + col`, row 0 at the top) as a GTP vertex, `None` as `pass`.
+pub(crate) fn format_vertex(n: usize, point: Option<usize>) -> String {
+    match point {
+        None => "pass".into(),
+        Some(p) => {
+            let (r, c) = (p / n, p % n);
+            let letter = (b'A' + c as u8 + u8::from(c >= 8)) as char;
+            format!("{letter}{}", n - r)
+        }
+    }
+}
+
+/// Draws an `n`×`n` board with GTP coordinates around it; X is Black, O is White.
+pub(crate) fn draw_board(
+    f: &mut fmt::Formatter<'_>,
+    n: usize,
+    stone: impl Fn(usize, usize) -> Option<Player>,
+) -> fmt::Result {
+    let letters: String = (0..n)
+        .map(|c| format!(" {}", (b'A' + c as u8 + u8::from(c >= 8)) as char))
+        .collect();
+    writeln!(f, "   {letters}")?;
+    for r in 0..n {
+        write!(f, "{:>2} ", n - r)?;
+        for c in 0..n {
+            let ch = match stone(r, c) {
+                Some(Player::First) => 'X',
+                Some(Player::Second) => 'O',
+                None => '.',
+            };
+            write!(f, " {ch}")?;
+        }
+        writeln!(f, " {}", n - r)?;
+    }
+    writeln!(f, "   {letters}")
 }
 
 /// Draws the board with GTP coordinates; X is Black, O is White.
 impl fmt::Display for Go {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let letters: String = (0..self.n)
-            .map(|c| format!(" {}", (b'A' + c as u8 + u8::from(c >= 8)) as char))
-            .collect();
-        writeln!(f, "   {letters}")?;
-        for r in 0..self.n {
-            write!(f, "{:>2} ", self.n - r)?;
-            for c in 0..self.n {
-                let ch = match self.color[self.point(r, c)] {
-                    BLACK => 'X',
-                    WHITE => 'O',
-                    _ => '.',
-                };
-                write!(f, " {ch}")?;
-            }
-            writeln!(f, " {}", self.n - r)?;
-        }
-        writeln!(f, "   {letters}")
+        draw_board(f, self.n, |r, c| self.stone(r, c))
     }
 }
 
@@ -1335,23 +1333,6 @@ mod tests {
         assert_eq!(caps, ["E6"]);
         play(&mut g, "pass");
         assert!(g.capturing_moves().is_empty());
-    }
-
-    #[test]
-    fn mini_go_is_seed_000() {
-        let mut g = Go::new(7, GoRules::mini_go()).unwrap();
-        assert_eq!(g.name(), "mini-go");
-        let mut moves = 0;
-        while g.outcome().is_none() {
-            let m = g.legal_moves()[0];
-            assert_ne!(m, g.pass());
-            g.play(m);
-            moves += 1;
-        }
-        assert_eq!(moves, 44);
-        // no captures happen: 22 stones each, so a draw by stone count
-        assert_eq!(g.score(), 0.0);
-        assert_eq!(g.outcome(), Some(Outcome::Draw));
     }
 
     #[test]

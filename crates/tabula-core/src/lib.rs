@@ -9,6 +9,7 @@
 pub mod connect4;
 pub mod game;
 pub mod go;
+pub mod mini_go;
 pub mod sgf;
 pub mod symmetry;
 pub mod tictactoe;
@@ -17,4 +18,5 @@ pub mod zobrist;
 pub use connect4::ConnectFour;
 pub use game::{Game, GameError, Outcome, Player};
 pub use go::{Go, GoRules};
+pub use mini_go::MiniGo;
 pub use tictactoe::TicTacToe;

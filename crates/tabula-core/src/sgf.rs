@@ -385,7 +385,6 @@ impl SgfGame {
             komi: self.komi,
             ko: Ko::PositionalSuperko,
             suicide,
-            mini: false,
         }
     }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use tabula_connect4::test_set::TestSetError;
 use tabula_connect4::{BookError, Solver, SolverAgent};
-use tabula_core::{ConnectFour, Game, Go, TicTacToe};
+use tabula_core::{ConnectFour, Game, Go, MiniGo, TicTacToe};
 use tabula_search::agent::{Agent, NegamaxAgent};
 use tabula_search::exact::{EvalSet, ExactSolver};
 
@@ -180,9 +180,8 @@ positions = 500
     }
 }
 
-impl Capabilities for Go {
-    fn training_defaults(&self) -> &'static str {
-        r#"iterations = 100
+/// Go's training defaults (mini-go's too).
+const GO_TRAINING: &str = r#"iterations = 100
 [selfplay]
 simulations = 200
 temperature_moves = 12
@@ -192,6 +191,16 @@ replay_window = 200000
 batch_size = 256
 [eval]
 every = 0
-"#
+"#;
+
+impl Capabilities for Go {
+    fn training_defaults(&self) -> &'static str {
+        GO_TRAINING
+    }
+}
+
+impl Capabilities for MiniGo {
+    fn training_defaults(&self) -> &'static str {
+        GO_TRAINING
     }
 }

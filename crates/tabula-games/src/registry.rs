@@ -7,7 +7,7 @@
 //! types, and [`Built::accept`] is the one place that turns it back into a type.
 
 use tabula_core::connect4::{ConnectFour, Geometry};
-use tabula_core::{GameError, Go, GoRules, TicTacToe};
+use tabula_core::{GameError, Go, GoRules, MiniGo, TicTacToe};
 
 use crate::Capabilities;
 
@@ -25,8 +25,10 @@ pub enum Built {
     TicTacToe(TicTacToe),
     /// Connect Four on some board.
     ConnectFour(ConnectFour),
-    /// Go (any size, any rules: mini-go too); boxed, it is far larger than the others.
+    /// Go (any size); boxed, it is far larger than the others.
     Go(Box<Go>),
+    /// Seed 000's mini-go.
+    MiniGo(MiniGo),
 }
 
 impl Built {
@@ -36,6 +38,7 @@ impl Built {
             Built::TicTacToe(g) => visitor.visit(g),
             Built::ConnectFour(g) => visitor.visit(g),
             Built::Go(g) => visitor.visit(*g),
+            Built::MiniGo(g) => visitor.visit(g),
         }
     }
 }
@@ -95,10 +98,7 @@ pub const GAMES: &[GameInfo] = &[
         name: "mini-go",
         aliases: &["minigo"],
         options: "none: seed 000's 7x7 toy rules (no captures, 44 moves, more stones wins)",
-        build: |o| {
-            no_options("mini-go", o)?;
-            Ok(Built::Go(Box::new(Go::new(7, GoRules::mini_go())?)))
-        },
+        build: |o| no_options("mini-go", o).map(|_| Built::MiniGo(MiniGo::new())),
     },
 ];
 
