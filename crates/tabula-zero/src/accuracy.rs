@@ -55,11 +55,8 @@ pub fn measure<G: Game>(
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(crate::ZeroError::Config(
-                        "an accuracy thread panicked".to_string(),
-                    ))
-                })
+                h.join()
+                    .unwrap_or(Err(crate::ZeroError::Panicked("accuracy")))
             })
             .collect()
     });

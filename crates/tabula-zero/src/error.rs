@@ -24,6 +24,9 @@ pub enum ZeroError {
         /// What is wrong.
         reason: String,
     },
+    /// A worker thread panicked (a bug; its results are lost, not counted as zeros).
+    #[error("a {0} thread panicked")]
+    Panicked(&'static str),
     /// A network error.
     #[error(transparent)]
     Nn(#[from] tabula_nn::NnError),

@@ -102,11 +102,7 @@ pub fn play_games<G: Game>(
             .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(ZeroError::Config("a self-play thread panicked".into()))
-                })
-            })
+            .map(|h| h.join().unwrap_or(Err(ZeroError::Panicked("self-play"))))
             .collect()
     });
     let mut numbered = Vec::new();
