@@ -123,6 +123,11 @@ impl Go {
                 rules.komi
             )));
         }
+        Ok(Go::blank(size, rules))
+    }
+
+    /// An empty board of a size and rules already checked by [`Go::new`].
+    fn blank(size: usize, rules: GoRules) -> Go {
         let stride = size + 2;
         let mut color = vec![BORDER; stride * stride];
         for r in 0..size {
@@ -160,7 +165,7 @@ impl Go {
             }
         }
         g.seen.push(0);
-        Ok(g)
+        g
     }
 
     /// Board side.
@@ -857,16 +862,18 @@ impl Game for Go {
     }
 
     fn transformed(&self, sym: usize) -> Self {
-        let stones: Vec<Option<Player>> = (0..self.n * self.n)
-            .map(|a| {
-                let inv = self.transform_action(symmetry::square_inverse(sym), a);
-                self.stone(inv / self.n, inv % self.n)
-            })
-            .collect();
-        let mut t = match Go::from_stones(self.n, self.rules, &stones) {
-            Ok(t) => t,
-            Err(_) => return self.clone(),
-        };
+        // This board's size and rules were checked when it was made, so the image is
+        // built without a fallible constructor (and never silently left untransformed).
+        let mut t = Go::blank(self.n, self.rules);
+        for a in 0..self.n * self.n {
+            let inv = self.transform_action(symmetry::square_inverse(sym), a);
+            if let Some(pl) = self.stone(inv / self.n, inv % self.n) {
+                let p = t.action_point(a as u16);
+                t.place_stone(p, Self::colour_of(pl));
+            }
+        }
+        t.seen.clear();
+        t.seen.push(t.board_hash);
         t.to_move = self.to_move;
         t.ply = self.ply;
         t.passes = self.passes;
