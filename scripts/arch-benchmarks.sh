@@ -10,8 +10,8 @@ C4=${TABULA_C4_DATA:-../shared/data/connect4}
 for round in 1 2 3; do
   for B in "$@"; do
     echo "=== $B (round $round)"
-    "$B" bench mcts --game go:9 --size 6x64 --sims 800 --games 1,64
-    "$B" bench mcts --game connect4 --size 4x48 --sims 800 --games 1,64
+    "$B" bench mcts --game go:9 --size 6x64 --sims 800 --games 1,16
+    "$B" bench mcts --game connect4 --size 4x48 --sims 800 --games 1,16
     "$B" bench nn --game go:9 --size 6x64 --batches 1,8,64 --threads 1 --seconds 1
     "$B" bench nn --game connect4 --size 4x48 --batches 64 --threads 1 --seconds 1 --burn
     "$B" bench solver --set "$C4/Test_L2_R2" --limit 300

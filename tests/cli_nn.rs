@@ -46,6 +46,53 @@ fn analyze_prints_seed_000s_table_and_json() {
     assert!(v["best"].is_string());
 }
 
+/// Every command searches with the training configuration's `[search]` settings unless
+/// a flag overrides them, and refuses settings that cannot work.
+#[test]
+fn one_set_of_search_settings() {
+    let out = tabula(&["train", "connect4", "--print-config"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let config = text(&out.stdout);
+    assert!(config.contains("[search]"), "{config}");
+    assert!(config.contains("c_puct = 1.5") && config.contains("fpu_reduction = 0.2"));
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "analyze",
+            "tictactoe",
+            "--sims",
+            "50",
+            "--model",
+            "uniform",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let out = tabula(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_str(&text(&out.stdout)).expect("one JSON object")
+    };
+    let v = json(&[]);
+    assert_eq!(v["c_puct"], 1.5);
+    assert!((v["fpu_reduction"].as_f64().unwrap() - 0.2).abs() < 1e-6);
+    let v = json(&["--c-puct", "2", "--fpu-reduction", "0"]);
+    assert_eq!(v["c_puct"], 2.0);
+    assert_eq!(v["fpu_reduction"], 0.0);
+    for bad in [
+        ["--c-puct", "nan"],
+        ["--c-puct", "-1"],
+        ["--leaves-per-search", "0"],
+    ] {
+        let mut args = vec!["analyze", "tictactoe", "--sims", "10", "--model", "uniform"];
+        args.extend_from_slice(&bad);
+        let out = tabula(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(
+            text(&out.stderr).contains("search"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn analyze_rejects_bad_moves_and_mismatched_models() {
     let out = tabula(&["analyze", "connect4", "--moves", "4458"], "");
