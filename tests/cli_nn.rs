@@ -50,9 +50,15 @@ fn analyze_prints_seed_000s_table_and_json() {
 /// a flag overrides them, and refuses settings that cannot work.
 #[test]
 fn one_set_of_search_settings() {
+    // every game's own training defaults read as a configuration
+    for game in ["tictactoe", "go:9", "mini-go", "connect4:6x5"] {
+        let out = tabula(&["train", game, "--print-config"], "");
+        assert!(out.status.success(), "{game}: {}", text(&out.stderr));
+    }
     let out = tabula(&["train", "connect4", "--print-config"], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     let config = text(&out.stdout);
+    assert!(config.contains("size = \"4x48\""), "{config}");
     assert!(config.contains("[search]"), "{config}");
     assert!(config.contains("c_puct = 1.5") && config.contains("fpu_reduction = 0.2"));
     let json = |extra: &[&str]| -> serde_json::Value {

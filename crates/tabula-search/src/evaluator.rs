@@ -207,3 +207,36 @@ pub fn sample_index(weights: &[f32], rng: &mut impl Rng) -> usize {
     }
     weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::TicTacToe;
+
+    #[test]
+    fn priors_over_the_action_space_are_masked_and_renormalised() {
+        let mut g = TicTacToe::new();
+        g.play(4); // the centre is taken
+        let mut weights = vec![1.0; 9];
+        weights[4] = 1000.0; // weight on an illegal action is ignored
+        weights[0] = 3.0;
+        let e = Evaluation {
+            priors: weights,
+            value: 0.0,
+        };
+        let p = e.legal_priors(&g);
+        assert_eq!(p.len(), 8);
+        assert!(p.iter().all(|&(mv, _)| mv != 4));
+        let total: f32 = p.iter().map(|x| x.1).sum();
+        assert!((total - 1.0).abs() < 1e-6);
+        assert!((p[0].1 - 0.3).abs() < 1e-6, "{p:?}");
+        // missing, all-zero or non-finite weights fall back to uniform priors
+        for priors in [Vec::new(), vec![0.0; 9], vec![f32::NAN; 9]] {
+            let e = Evaluation { priors, value: 0.0 };
+            assert!(e
+                .legal_priors(&g)
+                .iter()
+                .all(|x| (x.1 - 0.125).abs() < 1e-6));
+        }
+    }
+}
