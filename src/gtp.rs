@@ -7,7 +7,7 @@
 //! clean-up phase, over the best Go player Tabula has (UCT with light playouts).
 
 use std::fs;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
@@ -426,11 +426,28 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
     if args.player != "uct" && args.player != "random" {
         anyhow::bail!("--player must be uct or random");
     }
+    if !(args.exploration.is_finite() && (0.0..=100.0).contains(&args.exploration)) {
+        anyhow::bail!("--exploration must be a number from 0 to 100");
+    }
+    if !(args.rave.is_finite() && args.rave >= 0.0) {
+        anyhow::bail!("--rave must be a finite number >= 0");
+    }
+    if !(0.0..1.0).contains(&args.resign) {
+        anyhow::bail!("--resign must be a win rate from 0 (never) to below 1");
+    }
     let mut engine = Engine::new(args)?;
     let stdin = io::stdin();
     let mut out = io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line?;
+    for line in crate::input::lines(stdin.lock()) {
+        let line = match line? {
+            (_, Some(line)) => line,
+            (n, None) => {
+                // Not UTF-8: no id can be read from it, so the error reply has none.
+                write!(out, "? line {n} is not UTF-8\n\n")?;
+                out.flush()?;
+                continue;
+            }
+        };
         let Some((id, command, words)) = parse_line(&line) else {
             continue;
         };

@@ -10,6 +10,7 @@ mod bench_nn;
 mod book;
 mod evaluators;
 mod gtp;
+mod input;
 mod matches;
 mod mines;
 mod perft;

@@ -1,7 +1,7 @@
 //! `tabula solve connect4`: scores of positions by the game's exact solver, in the
 //! format of Pons' `c4solver` for Connect Four.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
@@ -70,6 +70,7 @@ impl GameVisitor for Solve<'_> {
         };
         let mut out = io::stdout().lock();
         let mut failures = 0usize;
+        let mut bad_lines = 0usize;
         let mut handle = |n: usize, line: &str, out: &mut dyn Write| -> Result<()> {
             let parsed = parse_line(line).and_then(|(moves, expected)| {
                 let mut game = start.clone();
@@ -120,18 +121,22 @@ impl GameVisitor for Solve<'_> {
             Ok(())
         };
         if args.positions.is_empty() {
-            for (i, line) in io::stdin().lock().lines().enumerate() {
-                let line = line?;
-                if line.trim().is_empty() {
-                    continue;
+            for line in crate::input::lines(io::stdin().lock()) {
+                match line? {
+                    (_, Some(line)) if line.trim().is_empty() => {}
+                    (n, Some(line)) => handle(n, &line, &mut out)?,
+                    (n, None) => {
+                        eprintln!("line {n}: not UTF-8");
+                        bad_lines += 1;
+                    }
                 }
-                handle(i + 1, &line, &mut out)?;
             }
         } else {
             for (i, p) in args.positions.iter().enumerate() {
                 handle(i + 1, p, &mut out)?;
             }
         }
+        let failures = failures + bad_lines;
         if failures > 0 {
             eprintln!("{failures} line(s) failed");
             Ok(ExitCode::from(1))

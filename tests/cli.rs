@@ -88,6 +88,18 @@ fn solve_small_boards_and_bad_specs() {
 }
 
 #[test]
+fn a_line_that_is_not_utf8_is_reported_and_the_batch_goes_on() {
+    let out = common::tabula_bytes(&["solve", "connect4"], b"4455 18\n\xff\n44455554221 -15\n");
+    assert_eq!(out.status.code(), Some(1), "one bad line");
+    assert_eq!(text(&out.stdout), "4455 18\n44455554221 -15\n");
+    assert!(
+        text(&out.stderr).contains("line 2: not UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
 fn perft_counts() {
     let out = tabula(&["perft", "tictactoe", "9"], "");
     assert!(out.status.success());

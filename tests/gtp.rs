@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{tabula, text};
+use common::{tabula, tabula_bytes, text};
 
 fn run_transcript(path: &std::path::Path) {
     let transcript = std::fs::read_to_string(path).expect("transcript");
@@ -103,5 +103,51 @@ fn match_refuses_broken_engines_without_hanging() {
         text(&out.stderr).starts_with("error: true:"),
         "{}",
         text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+    let out = tabula_bytes(
+        &["gtp", "--size", "5"],
+        b"1 play b C3\n\xff\xfe play w\n2 showboard\n3 quit\n",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("? line 2 is not UTF-8"), "{s}");
+    assert!(
+        s.contains("=2") && s.contains("X"),
+        "the stone is still there: {s}"
+    );
+    assert!(s.contains("=3"), "{s}");
+}
+
+#[test]
+fn nonsense_numbers_are_refused() {
+    for args in [
+        ["--move-time", "nan"],
+        ["--move-time", "-1"],
+        ["--exploration", "nan"],
+        ["--resign", "2"],
+        ["--rave", "-3"],
+    ] {
+        let mut all = vec!["gtp"];
+        all.extend_from_slice(&args);
+        let out = tabula(&all, "genmove b\nquit\n");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+    let out = tabula(
+        &["gtp", "--size", "5", "--sims", "50"],
+        "1 time_settings 10 -5 0\n2 time_left b nan 0\n3 genmove b\n4 quit\n",
+    );
+    let s = text(&out.stdout);
+    assert!(
+        s.contains("?1 ") && s.contains("?2 ") && s.contains("=3 "),
+        "{s}"
     );
 }

@@ -7,6 +7,11 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs `tabula ARGS` with `stdin` as its input, in the workspace root.
 pub fn tabula(args: &[&str], stdin: &str) -> Output {
+    tabula_bytes(args, stdin.as_bytes())
+}
+
+/// Runs `tabula ARGS` with raw bytes (not necessarily UTF-8) as its input.
+pub fn tabula_bytes(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tabula"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -19,7 +24,7 @@ pub fn tabula(args: &[&str], stdin: &str) -> Output {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(stdin.as_bytes())
+        .write_all(stdin)
         .expect("write stdin");
     child.wait_with_output().expect("tabula finishes")
 }

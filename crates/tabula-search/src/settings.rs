@@ -54,9 +54,13 @@ impl SearchSettings {
 
     /// Rejects values the search cannot use.
     pub fn validate(&self) -> Result<(), String> {
-        let finite = [self.c_puct, self.fpu_reduction, self.virtual_loss];
-        if finite.iter().any(|v| !v.is_finite()) {
-            return Err("search settings must be finite numbers".into());
+        let finite = [
+            ("c_puct", self.c_puct),
+            ("fpu_reduction", self.fpu_reduction),
+            ("virtual_loss", self.virtual_loss),
+        ];
+        if let Some((name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(format!("search.{name} must be a finite number (got {v})"));
         }
         if self.c_puct <= 0.0 || self.c_puct > 100.0 {
             return Err(format!(

@@ -265,6 +265,68 @@ impl ZeroConfig {
         if self.gate.enabled && self.gate.games == 0 {
             return bad("gate.games must be positive when gating is on");
         }
+        // Every number in its range (NaN fails every range test).
+        let ranges: [(&str, f64, f64, f64); 10] = [
+            ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
+            (
+                "selfplay.dirichlet_total",
+                s.dirichlet_total.into(),
+                0.0,
+                1e4,
+            ),
+            ("selfplay.noise_weight", s.noise_weight.into(), 0.0, 1.0),
+            (
+                "selfplay.resign_threshold",
+                s.resign_threshold.into(),
+                0.0,
+                1.0,
+            ),
+            ("selfplay.value_mix", s.value_mix.into(), 0.0, 1.0),
+            ("gate.threshold", self.gate.threshold, 0.0, 1.0),
+            (
+                "net.optimizer.learning_rate",
+                self.net.optimizer.learning_rate,
+                1e-9,
+                10.0,
+            ),
+            (
+                "net.optimizer.lr_decay",
+                self.net.optimizer.lr_decay,
+                0.0,
+                1.0,
+            ),
+            (
+                "net.optimizer.momentum",
+                self.net.optimizer.momentum,
+                0.0,
+                1.0,
+            ),
+            (
+                "net.optimizer.weight_decay",
+                self.net.optimizer.weight_decay,
+                0.0,
+                1.0,
+            ),
+        ];
+        for (name, v, lo, hi) in ranges {
+            if !(lo..=hi).contains(&v) {
+                return Err(ZeroError::Config(format!(
+                    "{name} must lie in [{lo}, {hi}] (got {v})"
+                )));
+            }
+        }
+        let counts = [
+            ("selfplay.parallel_games", s.parallel_games, 1, 4096),
+            ("selfplay.threads", s.threads, 0, 1024),
+            ("net.batch_size", self.net.batch_size, 1, 65_536),
+        ];
+        for (name, v, lo, hi) in counts {
+            if !(lo..=hi).contains(&v) {
+                return Err(ZeroError::Config(format!(
+                    "{name} must lie in {lo}..={hi} (got {v})"
+                )));
+            }
+        }
         Ok(())
     }
 }
@@ -321,7 +383,22 @@ mod tests {
         let err = ZeroConfig::from_toml("[selfplay]\ngamez = 7\n", &ttt).unwrap_err();
         assert!(err.to_string().contains("gamez"), "{err}");
         assert!(ZeroConfig::from_toml("[selfplay]\ngames = 0\n", &ttt).is_err());
-        assert!(ZeroConfig::from_toml("[search]\nc_puct = nan\n", &ttt).is_err());
+        for bad in [
+            "[search]\nc_puct = nan\n",
+            "[selfplay]\ntemperature = -1\n",
+            "[selfplay]\nparallel_games = 0\n",
+            "[net.optimizer]\nlearning_rate = 1e30\n",
+            "[net.optimizer]\nlearning_rate = nan\n",
+            "[gate]\nthreshold = 1.5\n",
+        ] {
+            let err = ZeroConfig::from_toml(bad, &ttt).unwrap_err();
+            let key = bad
+                .lines()
+                .nth(1)
+                .and_then(|l| l.split(' ').next())
+                .unwrap();
+            assert!(err.to_string().contains(key), "{bad}: {err}");
+        }
         assert!(ZeroConfig::for_game("x", "[selfplay\n").is_err());
         assert_eq!(ZeroConfig::from_toml(&ttt.to_toml(), &ttt).unwrap(), ttt);
     }

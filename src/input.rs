@@ -1,0 +1,48 @@
+//! Standard input line by line, where a line that is not UTF-8 is one bad line to
+//! report, not the end of the session (a GTP game or a batch of positions goes on).
+
+use std::io::{self, BufRead};
+
+/// One line of input: its 1-based number and its text (`None`: not UTF-8).
+pub type Line = (usize, Option<String>);
+
+/// The lines of `reader` without their line endings; I/O errors end the iteration with
+/// the error.
+pub fn lines(mut reader: impl BufRead) -> impl Iterator<Item = io::Result<Line>> {
+    let mut number = 0;
+    let mut buf = Vec::new();
+    std::iter::from_fn(move || {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) => None,
+            Ok(_) => {
+                number += 1;
+                while matches!(buf.last(), Some(b'\n' | b'\r')) {
+                    buf.pop();
+                }
+                Some(Ok((number, String::from_utf8(buf.clone()).ok())))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_line_does_not_end_the_input() {
+        let input: &[u8] = b"name\n\xff\xfe bad\r\nversion\r\nlast";
+        let got: Vec<Line> = lines(input).map(|l| l.unwrap()).collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, Some("name".to_string())),
+                (2, None),
+                (3, Some("version".to_string())),
+                (4, Some("last".to_string()))
+            ]
+        );
+    }
+}
