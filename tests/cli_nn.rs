@@ -84,7 +84,7 @@ fn one_set_of_search_settings() {
     assert_eq!(v["fpu_reduction"], 0.0);
     for bad in [
         ["--c-puct", "nan"],
-        ["--c-puct", "-1"],
+        ["--c-puct=-1", "--top=5"],
         ["--leaves-per-search", "0"],
     ] {
         let mut args = vec!["analyze", "tictactoe", "--sims", "10", "--model", "uniform"];

@@ -126,10 +126,10 @@ fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
 fn nonsense_numbers_are_refused() {
     for args in [
         ["--move-time", "nan"],
-        ["--move-time", "-1"],
+        ["--move-time=-1", "--size=9"],
         ["--exploration", "nan"],
         ["--resign", "2"],
-        ["--rave", "-3"],
+        ["--rave=-3", "--size=9"],
     ] {
         let mut all = vec!["gtp"];
         all.extend_from_slice(&args);
