@@ -26,7 +26,7 @@ pub struct AnalyzeArgs {
     #[arg(long, default_value = "")]
     moves: String,
     /// Simulations (playouts) of the search.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 500, value_parser = crate::input::count(1, 100_000_000))]
     sims: usize,
     #[arg(long, help = evaluators::MODEL_HELP)]
     model: Option<String>,

@@ -33,7 +33,7 @@ pub struct ArenaArgs {
     #[arg(long, default_value_t = 20)]
     games: usize,
     /// Simulations per move of MCTS players.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 200, value_parser = crate::input::count(1, 100_000_000))]
     sims: usize,
     #[command(flatten)]
     search: evaluators::SearchFlags,

@@ -98,7 +98,7 @@ struct SolverBench {
     #[arg(long)]
     weak: bool,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
     /// Keep the transposition table between positions (by default each position is
     /// solved from an empty table; clearing is not timed).

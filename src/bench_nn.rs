@@ -50,7 +50,7 @@ pub struct MctsBench {
     #[arg(long, default_value = "6x64")]
     size: String,
     /// Simulations per search.
-    #[arg(long, default_value_t = 800)]
+    #[arg(long, default_value_t = 800, value_parser = crate::input::count(1, 100_000_000))]
     sims: usize,
     /// Numbers of games searched at once on each thread.
     #[arg(long, value_delimiter = ',', default_value = "1,16,64")]

@@ -24,7 +24,7 @@ pub struct BookArgs {
     #[arg(long)]
     out: PathBuf,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
 }
 

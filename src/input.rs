@@ -1,5 +1,6 @@
-//! Standard input line by line, where a line that is not UTF-8 is one bad line to
-//! report, not the end of the session (a GTP game or a batch of positions goes on).
+//! What the command line takes from its user, checked: standard input line by line,
+//! where a line that is not UTF-8 is one bad line to report, not the end of the session
+//! (a GTP game or a batch of positions goes on); and counts with their allowed ranges.
 
 use std::io::{self, BufRead};
 
@@ -45,4 +46,14 @@ mod tests {
             ]
         );
     }
+}
+
+/// Largest transposition table a command accepts, in MiB (64 GiB): larger requests
+/// would abort on allocation instead of failing with a message.
+pub const MAX_TABLE_MB: usize = 65_536;
+
+/// A command-line count that must lie in `lo..=hi` (clap says so, with the range, when
+/// it does not).
+pub fn count(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
 }

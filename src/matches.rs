@@ -29,7 +29,7 @@ pub struct MatchArgs {
     #[arg(long)]
     engine: Option<String>,
     /// Number of games (colours alternate; the engine under test is Black in game 1).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = crate::input::count(1, 1_000_000))]
     games: usize,
     /// Board size.
     #[arg(long, default_value_t = 9)]

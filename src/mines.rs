@@ -98,13 +98,13 @@ struct BenchArgs {
     #[command(flatten)]
     board: BoardArgs,
     /// Number of games.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::input::count(1, 1_000_000_000))]
     games: usize,
     /// Seed of the first game; game k uses seed + k.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::input::count(1, 1024))]
     threads: Option<usize>,
     /// Which estimator the agent uses.
     #[arg(long, value_enum, default_value = "exact")]

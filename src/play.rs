@@ -46,12 +46,12 @@ pub struct PlayArgs {
     #[arg(long, help = crate::evaluators::MODEL_HELP)]
     model: Option<String>,
     /// Simulations per move of the MCTS player.
-    #[arg(long, default_value_t = 800)]
+    #[arg(long, default_value_t = 800, value_parser = crate::input::count(1, 100_000_000))]
     sims: usize,
     #[command(flatten)]
     search: crate::evaluators::SearchFlags,
     /// Transposition table of the perfect player (the Connect Four solver), in MiB.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
 }
 

@@ -34,7 +34,7 @@ pub struct SolveArgs {
     #[arg(long)]
     analyze: bool,
     /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
     /// Do not use the built-in opening book (7x6): prove every score by search.
     #[arg(long)]

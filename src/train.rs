@@ -339,7 +339,7 @@ pub struct AccuracyArgs {
     #[arg(long)]
     model: Option<PathBuf>,
     /// Simulations of the MCTS measurement.
-    #[arg(long, default_value_t = 800)]
+    #[arg(long, default_value_t = 800, value_parser = crate::input::count(1, 100_000_000))]
     sims: usize,
     #[command(flatten)]
     search: crate::evaluators::SearchFlags,

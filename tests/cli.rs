@@ -100,6 +100,25 @@ fn a_line_that_is_not_utf8_is_reported_and_the_batch_goes_on() {
 }
 
 #[test]
+fn counts_out_of_range_are_refused() {
+    for args in [
+        &["solve", "connect4", "--table-mb", "100000000", "4"][..],
+        &["mines", "bench", "--games", "0"],
+        &["mines", "bench", "--threads", "20000", "--games", "1"],
+        &["analyze", "tictactoe", "--sims", "0"],
+        &["match", "--opponent", "true", "--games", "0"],
+    ] {
+        let out = tabula(args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("not in"),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
 fn perft_counts() {
     let out = tabula(&["perft", "tictactoe", "9"], "");
     assert!(out.status.success());

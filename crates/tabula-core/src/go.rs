@@ -514,7 +514,11 @@ impl Go {
         size: usize,
         stones: usize,
     ) -> Result<Vec<(usize, usize)>, GameError> {
-        if !(2..=9).contains(&stones) || size < 7 || (size.is_multiple_of(2) && stones > 4) {
+        // GTP: up to 9 stones on odd boards from 9x9, up to 4 on 7x7 and on even boards.
+        if !(2..=9).contains(&stones)
+            || size < 7
+            || ((size == 7 || size.is_multiple_of(2)) && stones > 4)
+        {
             return Err(GameError::BadSpec(format!(
                 "no fixed handicap of {stones} stones on {size}x{size}"
             )));
@@ -1287,6 +1291,14 @@ mod tests {
             ["D4", "Q16", "D16", "Q4", "D10", "Q10", "K4", "K16", "K10"]
         );
         assert!(Go::fixed_handicap_points(9, 10).is_err());
+        // 7x7 takes at most 4 (GTP), as even boards do
+        assert_eq!(Go::fixed_handicap_points(7, 4).unwrap().len(), 4);
+        for (size, stones) in [(7, 5), (7, 9), (8, 5), (5, 2)] {
+            assert!(
+                Go::fixed_handicap_points(size, stones).is_err(),
+                "{size} {stones}"
+            );
+        }
         let mut h = go9();
         for (r, c) in Go::fixed_handicap_points(9, 2).unwrap() {
             h.place_handicap(r, c).unwrap();

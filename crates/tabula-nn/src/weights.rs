@@ -275,11 +275,19 @@ impl WeightFile {
             if view.dtype() != Dtype::F32 {
                 return Err(format!("tensor {name} is {:?}, not F32", view.dtype()));
             }
-            let data = view
+            let data: Vec<f32> = view
                 .data()
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
+            // A NaN would pass unseen through the ReLUs (`max(0.0)` drops it) and
+            // corrupt every value downstream: refuse the file instead.
+            if let Some(i) = data.iter().position(|v| !v.is_finite()) {
+                return Err(format!(
+                    "tensor {name} holds a non-finite value ({}) at index {i}",
+                    data[i]
+                ));
+            }
             tensors.push(NamedTensor {
                 name,
                 shape: view.shape().to_vec(),
@@ -362,5 +370,12 @@ mod tests {
         let mut bytes = file.to_bytes().unwrap();
         bytes.truncate(bytes.len() - 10);
         assert!(WeightFile::from_bytes(&bytes).is_err());
+        // non-finite weights are refused at load
+        for bad in [f32::NAN, f32::INFINITY] {
+            let mut poisoned = file.clone();
+            poisoned.tensors[0].data[0] = bad;
+            let err = WeightFile::from_bytes(&poisoned.to_bytes().unwrap()).unwrap_err();
+            assert!(err.contains("non-finite"), "{err}");
+        }
     }
 }

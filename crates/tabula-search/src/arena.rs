@@ -46,6 +46,11 @@ impl MatchResult {
             + self.draws as f64 * (0.5 - s).powi(2)
             + self.losses as f64 * s.powi(2))
             / n;
+        if var == 0.0 {
+            // Every game ended alike (e.g. 0 of 2): the games' own variance says
+            // nothing, so fall back to Wilson's interval, which is never zero-width.
+            return crate::stats::wilson95(s * n, self.games());
+        }
         let half = crate::stats::Z95 * (var / n).sqrt();
         ((s - half).max(0.0), (s + half).min(1.0))
     }
@@ -207,5 +212,13 @@ mod tests {
             (lo - 0.281).abs() < 0.01 && (hi - 0.719).abs() < 0.01,
             "{lo} {hi}"
         );
+        // all games lost: an interval of real width, not [0, 0]
+        let r = MatchResult {
+            wins: 0,
+            draws: 0,
+            losses: 2,
+        };
+        let (lo, hi) = r.interval95();
+        assert!(lo == 0.0 && hi > 0.3, "{lo} {hi}");
     }
 }

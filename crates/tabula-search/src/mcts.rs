@@ -551,9 +551,14 @@ impl<G: Game> Mcts<G> {
             Vec::new()
         };
         children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+        // A finished game's value is its result, not an empty search's 0.
+        let value = match self.root_game.terminal_value() {
+            Some(v) => v,
+            None => -root.q(),
+        };
         MctsResult {
             root_visits: root.visits,
-            value: -root.q(),
+            value,
             children,
             simulations: self.simulations,
             evaluations: self.evaluations,
@@ -833,6 +838,8 @@ mod tests {
         }
         let result = Mcts::new(g, MctsConfig::default()).search(&mut HashEvaluator);
         assert!(result.children.is_empty() && result.best().is_none());
+        // X has won: O, to move, has lost, and the value says so
+        assert_eq!(result.value, -1.0);
         let mut g = TicTacToe::new();
         for m in ["1", "4", "2", "5"] {
             g.play_text(m).unwrap();
