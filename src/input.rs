@@ -28,6 +28,16 @@ pub fn lines(mut reader: impl BufRead) -> impl Iterator<Item = io::Result<Line>>
     })
 }
 
+/// Largest transposition table a command accepts, in MiB (64 GiB): larger requests
+/// would abort on allocation instead of failing with a message.
+pub const MAX_TABLE_MB: usize = 65_536;
+
+/// A command-line count that must lie in `lo..=hi` (clap says so, with the range, when
+/// it does not).
+pub fn count(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,14 +56,4 @@ mod tests {
             ]
         );
     }
-}
-
-/// Largest transposition table a command accepts, in MiB (64 GiB): larger requests
-/// would abort on allocation instead of failing with a message.
-pub const MAX_TABLE_MB: usize = 65_536;
-
-/// A command-line count that must lie in `lo..=hi` (clap says so, with the range, when
-/// it does not).
-pub fn count(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
 }
