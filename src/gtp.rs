@@ -328,7 +328,9 @@ impl Engine {
                 Ok(self.place_handicap(&points)?.join(" "))
             }
             "set_free_handicap" => {
-                if args.len() < 2 {
+                // GTP: at least 2 stones, and at least one point left empty.
+                let points = self.game.size() * self.game.size();
+                if args.len() < 2 || args.len() >= points {
                     return Err("bad vertex list".into());
                 }
                 let mut points = Vec::new();

@@ -40,16 +40,16 @@ enum MinesCommand {
 #[derive(Args, Clone)]
 struct BoardArgs {
     /// beginner (9x9, 10), intermediate (16x16, 40) or expert (30x16, 99).
-    #[arg(long, default_value = "beginner")]
+    #[arg(long, default_value = "beginner", conflicts_with_all = ["width", "height", "mines"])]
     level: String,
-    /// Custom width (with --height and --mines instead of --level).
+    /// Custom width (with --height and --mines, instead of --level).
     #[arg(long, requires_all = ["height", "mines"])]
     width: Option<usize>,
-    /// Custom height.
-    #[arg(long)]
+    /// Custom height (with --width and --mines).
+    #[arg(long, requires_all = ["width", "mines"])]
     height: Option<usize>,
-    /// Custom mine count.
-    #[arg(long)]
+    /// Custom mine count (with --width and --height).
+    #[arg(long, requires_all = ["width", "height"])]
     mines: Option<usize>,
     /// First-click rule: none (mines placed before the click), safe (the first cell
     /// is never a mine), opening (the first cell and its neighbours are mine-free).

@@ -104,3 +104,33 @@ fn play_takes_commands_and_survives_bad_input() {
     let saved = std::fs::read_to_string(&save).expect("saved position");
     assert!(saved.starts_with("9x9 10\n"), "{saved}");
 }
+
+/// A custom board needs all three of width, height and mines, and never mixes with a
+/// level: nothing the user typed is silently ignored.
+#[test]
+fn board_options_are_all_or_nothing() {
+    for args in [
+        &[
+            "mines", "bench", "--level", "expert", "--mines", "50", "--games", "1",
+        ][..],
+        &[
+            "mines", "bench", "--height", "5", "--mines", "3", "--games", "1",
+        ],
+        &["mines", "bench", "--width", "5", "--games", "1"],
+    ] {
+        let out = tabula(args, "");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stdout)
+        );
+    }
+    let out = tabula(
+        &[
+            "mines", "bench", "--width", "5", "--height", "5", "--mines", "3", "--games", "2",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -151,3 +151,16 @@ fn nonsense_numbers_are_refused() {
         "{s}"
     );
 }
+
+#[test]
+fn free_handicap_cannot_fill_the_board() {
+    let all: Vec<&str> = ["A1", "A2", "B1", "B2"].to_vec();
+    let input = format!(
+        "1 boardsize 2\n2 set_free_handicap {}\n3 set_free_handicap A1 A2 B1\n4 quit\n",
+        all.join(" ")
+    );
+    let out = tabula(&["gtp", "--size", "2"], &input);
+    let s = text(&out.stdout);
+    assert!(s.contains("?2 bad vertex list"), "{s}");
+    assert!(s.contains("=3"), "{s}");
+}
