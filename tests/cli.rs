@@ -108,13 +108,7 @@ fn counts_out_of_range_are_refused() {
         &["analyze", "tictactoe", "--sims", "0"],
         &["match", "--opponent", "true", "--games", "0"],
     ] {
-        let out = tabula(args, "");
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(
-            text(&out.stderr).contains("not in"),
-            "{args:?}: {}",
-            text(&out.stderr)
-        );
+        common::refused(args, "", "not in");
     }
 }
 

@@ -118,13 +118,7 @@ fn board_options_are_all_or_nothing() {
         ],
         &["mines", "bench", "--width", "5", "--games", "1"],
     ] {
-        let out = tabula(args, "");
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stdout)
-        );
+        common::refused(args, "", "error: ");
     }
     let out = tabula(
         &[

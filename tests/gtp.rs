@@ -133,13 +133,7 @@ fn nonsense_numbers_are_refused() {
     ] {
         let mut all = vec!["gtp"];
         all.extend_from_slice(&args);
-        let out = tabula(&all, "genmove b\nquit\n");
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{args:?}: {}",
-            text(&out.stdout)
-        );
+        common::refused(&all, "genmove b\nquit\n", "error: ");
     }
     let out = tabula(
         &["gtp", "--size", "5", "--sims", "50"],

@@ -33,3 +33,18 @@ pub fn tabula_bytes(args: &[&str], stdin: &[u8]) -> Output {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Runs `tabula ARGS` expecting a refusal (exit status 2) whose message contains `says`;
+/// returns the message.
+pub fn refused(args: &[&str], stdin: &str, says: &str) -> String {
+    let out = tabula(args, stdin);
+    let err = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        text(&out.stdout)
+    );
+    assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
+    err
+}
