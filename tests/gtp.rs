@@ -71,6 +71,16 @@ fn genmove_plays_legal_moves_and_ends_the_game() {
         moves.ends_with(&["pass", "pass"]),
         "the engine never ended the game:\n{got}"
     );
+    // and every move is legal where it was played (suicide, ko and superko included)
+    let mut board = tabula_core::Go::new(5, tabula_core::GoRules::default()).expect("5x5");
+    for (i, mv) in moves.iter().enumerate() {
+        use tabula_core::Game;
+        assert!(
+            board.play_text(mv).is_ok(),
+            "move {} ({mv}) is illegal in\n{board}",
+            i + 1
+        );
+    }
     let last = replies.last().unwrap();
     assert!(
         last.starts_with("= B+") || last.starts_with("= W+") || *last == "= 0",

@@ -3,7 +3,8 @@
 //! (Chinese rules) once the clean-up phase has captured the dead stones.
 //!
 //! Needs `/usr/games/gnugo` (`apt-get install gnugo`; `.ci/run` installs it). Without
-//! it the test is skipped locally, but fails under CI (`CI` set), where it must run.
+//! it the test fails, unless `TABULA_SKIP_GNUGO=1` says to skip it: a missing opponent
+//! never passes silently.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,8 +14,11 @@ const GNUGO: &str = "/usr/games/gnugo";
 #[test]
 fn short_game_against_gnugo() {
     if !Path::new(GNUGO).exists() {
-        assert!(std::env::var_os("CI").is_none(), "CI must install gnugo");
-        eprintln!("skipped: {GNUGO} is not installed");
+        assert!(
+            std::env::var_os("TABULA_SKIP_GNUGO").is_some(),
+            "{GNUGO} is not installed: `apt-get install gnugo`, or set TABULA_SKIP_GNUGO=1 to skip"
+        );
+        eprintln!("skipped (TABULA_SKIP_GNUGO): {GNUGO} is not installed");
         return;
     }
     let out_dir = std::env::temp_dir().join(format!("tabula-match-{}", std::process::id()));
