@@ -54,18 +54,26 @@ impl GameRecord {
     /// Replays the moves from `start`, checking each; returns every position before a
     /// move and the final one.
     pub fn replay<G: Game>(&self, start: &G) -> Result<Vec<G>, String> {
-        let mut game = start.clone();
         let mut out = Vec::with_capacity(self.moves.len() + 1);
+        let last = self.walk(start, |_, g| out.push(g.clone()))?;
+        out.push(last);
+        Ok(out)
+    }
+
+    /// Replays the moves from `start`, checking each, and shows `visit` the position
+    /// before move `i` as `visit(i, position)`; returns the final position. Nothing is
+    /// kept that `visit` does not keep.
+    pub fn walk<G: Game>(&self, start: &G, mut visit: impl FnMut(usize, &G)) -> Result<G, String> {
+        let mut game = start.clone();
         for (i, &a) in self.moves.iter().enumerate() {
-            out.push(game.clone());
+            visit(i, &game);
             let mv = game
                 .move_of(a as usize)
                 .filter(|m| game.is_legal(*m))
                 .ok_or_else(|| format!("move {} (action {a}) is illegal", i + 1))?;
             game.play(mv);
         }
-        out.push(game);
-        Ok(out)
+        Ok(game)
     }
 }
 

@@ -64,18 +64,19 @@ pub struct Row {
 }
 
 impl Row {
-    /// The row of `game` with a dense policy target over the action space.
-    pub fn new<G: Game>(game: &G, policy: &[f32], value: f32) -> Row {
+    /// The row of `game` with a sparse policy target `(action, share)` (as game records
+    /// keep it; entries outside the action space or of zero share are dropped).
+    pub fn new<G: Game>(game: &G, policy: &[(u32, f32)], value: f32) -> Row {
         let [p, h, w] = game.encoding_shape();
         let mut x = vec![0.0; p * h * w];
         game.encode(&mut x);
+        let actions = game.action_count();
         Row {
             planes: Planes::pack(&x),
             policy: policy
                 .iter()
-                .enumerate()
-                .filter(|(_, &v)| v != 0.0)
-                .map(|(a, &v)| (a as u32, v))
+                .copied()
+                .filter(|&(a, v)| (a as usize) < actions && v != 0.0)
                 .collect(),
             value,
         }
@@ -160,27 +161,22 @@ impl<G: Game> ReplayBuffer<G> {
         record: &GameRecord,
         value_mix: f32,
     ) -> Result<(), String> {
-        let positions = record.replay(start)?;
-        let actions = start.action_count();
-        let mut policy = vec![0.0; actions];
-        for (i, game) in positions.iter().take(record.moves.len()).enumerate() {
-            let Some(Some(sparse)) = record.policy.get(i) else {
-                continue;
+        let mut rows = Vec::new();
+        // Positions are encoded as the game is replayed; none is kept as a state.
+        record.walk(start, |i, game| {
+            let Some(Some(policy)) = record.policy.get(i) else {
+                return;
             };
-            policy.iter_mut().for_each(|p| *p = 0.0);
-            for &(a, p) in sparse {
-                if let Some(slot) = policy.get_mut(a as usize) {
-                    *slot = p;
-                }
-            }
             let z = record.result_for(game.to_move());
             let v = record.root_value.get(i).copied().unwrap_or(z);
-            self.rows.push_back(Row::new(
+            rows.push(Row::new(
                 game,
-                &policy,
+                policy,
                 (1.0 - value_mix) * z + value_mix * v,
             ));
-        }
+        })?;
+        // A record refused halfway adds nothing.
+        self.rows.extend(rows);
         while self.rows.len() > self.window {
             self.rows.pop_front();
         }
@@ -229,6 +225,14 @@ mod tests {
     use proptest::prelude::*;
     use tabula_core::{ConnectFour, Go, GoRules, TicTacToe};
 
+    fn sparse(dense: &[f32]) -> Vec<(u32, f32)> {
+        dense
+            .iter()
+            .enumerate()
+            .map(|(a, &p)| (a as u32, p))
+            .collect()
+    }
+
     /// A row written under symmetry `sym` is the encoding of the transformed position,
     /// with the policy moved by the same symmetry.
     fn check_symmetry<G: Game>(start: G, picks: &[usize]) -> Result<(), TestCaseError> {
@@ -242,7 +246,7 @@ mod tests {
         }
         let actions = game.action_count();
         let policy: Vec<f32> = (0..actions).map(|a| (a % 7) as f32 / 10.0).collect();
-        let row = Row::new(&game, &policy, 0.5);
+        let row = Row::new(&game, &sparse(&policy), 0.5);
         let [p, h, w] = game.encoding_shape();
         for sym in 0..game.symmetry_count() {
             let mut input = vec![9.0; p * h * w];
@@ -292,7 +296,7 @@ mod tests {
         for (i, p) in policy.iter_mut().enumerate().take(20) {
             *p = i as f32 / 190.0;
         }
-        let row = Row::new(&g, &policy, 1.0);
+        let row = Row::new(&g, &sparse(&policy), 1.0);
         // 4 planes of 81 bits in 6 words, 19 non-zero policy entries
         assert_eq!(row.bytes(), std::mem::size_of::<Row>() + 6 * 8 + 19 * 8);
         assert!(row.bytes() < 300, "{}", row.bytes());

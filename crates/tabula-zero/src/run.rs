@@ -564,22 +564,41 @@ fn policy_entropy<G: Game>(
     eval_batch: usize,
     rng: &mut ChaCha8Rng,
 ) -> f64 {
-    let mut pool: Vec<G> = Vec::new();
-    for r in records {
-        if let Ok(positions) = r.replay(start) {
-            pool.extend(positions.into_iter().filter(|g| !g.is_terminal()));
-        }
-    }
-    if pool.is_empty() {
+    // Draw up to 256 of the positions before a move, uniformly, and replay only the
+    // games they come from, up to the last drawn position of each.
+    let total: usize = records.iter().map(|r| r.moves.len()).sum();
+    if total == 0 {
         return 0.0;
     }
-    let n = pool.len().min(256);
+    let mut picks: Vec<usize> = (0..total.min(256))
+        .map(|_| rng.random_range(0..total))
+        .collect();
+    picks.sort_unstable();
+    let mut positions: Vec<G> = Vec::with_capacity(picks.len());
+    let (mut first, mut picked) = (0, 0);
+    for r in records {
+        let end = first + r.moves.len();
+        let mut game = start.clone();
+        let mut ply = first;
+        while picked < picks.len() && picks[picked] < end {
+            // Play up to the drawn position; the record's moves were checked for
+            // legality when it entered the replay buffer.
+            while ply < picks[picked] {
+                let Some(mv) = game.move_of(r.moves[ply - first] as usize) else {
+                    return 0.0;
+                };
+                game.play(mv);
+                ply += 1;
+            }
+            positions.push(game.clone());
+            picked += 1;
+        }
+        first = end;
+    }
+    let n = positions.len();
     let Ok(mut evaluator) = NetworkEvaluator::new(net.clone(), start, eval_batch) else {
         return 0.0;
     };
-    let positions: Vec<G> = (0..n)
-        .map(|_| pool[rng.random_range(0..pool.len())].clone())
-        .collect();
     let mut evals = Vec::new();
     evaluator.evaluate(&positions, &mut evals);
     let total: f64 = evals
