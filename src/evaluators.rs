@@ -30,10 +30,19 @@ pub struct SearchFlags {
     pub leaves_per_search: Option<usize>,
 }
 
+/// The game's default training configuration: the generic defaults with the game's own
+/// laid over them.
+pub fn training_config<G: Capabilities>(game: &G) -> Result<ZeroConfig> {
+    Ok(ZeroConfig::for_game(
+        &game.name(),
+        game.training_defaults(),
+    )?)
+}
+
 impl SearchFlags {
     /// The game's search settings with these flags laid over them, checked.
     pub fn settings<G: Capabilities>(&self, game: &G) -> Result<SearchSettings> {
-        let mut s = ZeroConfig::for_game(&game.name(), game.training_defaults())?.search;
+        let mut s = training_config(game)?.search;
         if let Some(c) = self.c_puct {
             s.c_puct = c;
         }

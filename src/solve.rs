@@ -8,9 +8,7 @@ use anyhow::{bail, Result};
 use clap::Args;
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
-
-/// What the solver reports for an illegal move (a full column), as Pons' solver prints it.
-const INVALID_MOVE: i32 = -1000;
+use tabula_search::exact::INVALID_MOVE;
 
 /// Solve Connect Four positions.
 ///

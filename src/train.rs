@@ -103,14 +103,6 @@ fn test_set<G: Capabilities>(
     Ok(game.test_set(&source, &mut log).transpose()?)
 }
 
-/// The game's training defaults.
-fn defaults<G: Capabilities>(game: &G) -> Result<ZeroConfig> {
-    Ok(ZeroConfig::for_game(
-        &game.name(),
-        game.training_defaults(),
-    )?)
-}
-
 struct Train<'a>(&'a TrainArgs);
 
 impl GameVisitor for Train<'_> {
@@ -119,7 +111,7 @@ impl GameVisitor for Train<'_> {
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let args = self.0;
         let game_name = game.name();
-        let defaults = defaults(&game)?;
+        let defaults = crate::evaluators::training_config(&game)?;
         if args.print_config {
             print!("{}", defaults.to_toml());
             return Ok(());

@@ -34,7 +34,7 @@ pub enum SolverError {
 }
 
 /// The value `analyze` reports for a full column (as Pons' solver prints it).
-pub const INVALID_MOVE: i32 = -1000;
+pub use tabula_search::exact::INVALID_MOVE;
 
 #[derive(Clone, Copy, Debug)]
 struct Pos {

@@ -539,6 +539,11 @@ impl Go {
         Ok(pts)
     }
 
+    /// Number of empty points (kept up to date move by move).
+    pub fn empty_points(&self) -> usize {
+        self.empties.len()
+    }
+
     /// Whether no stone is on the board.
     pub fn is_empty_board(&self) -> bool {
         self.color.iter().all(|&c| c == EMPTY || c == BORDER)

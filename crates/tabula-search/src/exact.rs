@@ -11,6 +11,10 @@ use tabula_core::Game;
 
 use crate::negamax::Negamax;
 
+/// The score that stands for an illegal move in a row of per-move scores, as Pascal
+/// Pons' `c4solver` prints a full column.
+pub const INVALID_MOVE: i32 = -1000;
+
 /// Why an exact solver could not answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]

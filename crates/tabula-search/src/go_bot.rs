@@ -189,7 +189,7 @@ impl<P: GoPlayer> GoBot<P> {
         let action = match capture {
             Some(a) => a,
             None => {
-                let budget = self.time.budget(player, empty_points(&pos));
+                let budget = self.time.budget(player, pos.empty_points());
                 let seed = tabula_core::zobrist::mix(self.seed ^ (self.games << 32))
                     .wrapping_add(self.moves_searched);
                 let answer = self.player.search(&pos, budget, seed);
@@ -213,13 +213,6 @@ impl<P: GoPlayer> GoBot<P> {
             pos.pass()
         }))
     }
-}
-
-fn empty_points(pos: &Go) -> usize {
-    let n = pos.size();
-    (0..n * n)
-        .filter(|&a| pos.stone(a / n, a % n).is_none())
-        .count()
 }
 
 #[cfg(test)]
