@@ -83,9 +83,9 @@ pub struct Engine {
     game: Go,
     /// Earlier states, for undo.
     history: Vec<Go>,
-    /// The moves played, for printsgf.
-    record: Vec<SgfMove>,
-    handicap: Vec<(usize, usize)>,
+    /// Setup and moves since the board was cleared or loaded, for printsgf (size,
+    /// komi and rules are the game's, filled in when printed).
+    record: SgfGame,
     bot: GoBot<Box<dyn GoPlayer>>,
 }
 
@@ -133,8 +133,7 @@ impl Engine {
         Ok(Engine {
             game,
             history: Vec::new(),
-            record: Vec::new(),
-            handicap: Vec::new(),
+            record: SgfGame::default(),
             bot,
         })
     }
@@ -143,8 +142,7 @@ impl Engine {
         let rules = self.game.rules();
         self.game = Go::new(size, rules).map_err(|_| "unacceptable size".to_string())?;
         self.history.clear();
-        self.record.clear();
-        self.handicap.clear();
+        self.record = SgfGame::default();
         self.bot.new_game();
         Ok(())
     }
@@ -172,7 +170,7 @@ impl Engine {
                 action as usize % self.game.size(),
             )
         });
-        self.record.push(SgfMove {
+        self.record.moves.push(SgfMove {
             player,
             point,
             comment: None,
@@ -199,18 +197,12 @@ impl Engine {
     }
 
     fn to_sgf(&self) -> SgfGame {
+        let rules = self.game.rules();
         SgfGame {
             size: self.game.size(),
-            komi: self.game.rules().komi,
-            rules: Some("Chinese".into()),
-            handicap: self.handicap.len(),
-            black_setup: self.handicap.clone(),
-            white_setup: Vec::new(),
-            moves: self.record.clone(),
-            result: None,
-            comment: None,
-            black_name: None,
-            white_name: None,
+            komi: rules.komi,
+            rules: Some(rules.sgf_name().into()),
+            ..self.record.clone()
         }
     }
 
@@ -230,7 +222,8 @@ impl Engine {
         }
         g.set_to_move(Player::Second);
         self.game = g;
-        self.handicap = points.to_vec();
+        self.record.handicap = points.len();
+        self.record.black_setup = points.to_vec();
         Ok(names)
     }
 
@@ -298,7 +291,7 @@ impl Engine {
                     .pop()
                     .ok_or_else(|| "cannot undo".to_string())?;
                 self.game = previous;
-                self.record.pop();
+                self.record.moves.pop();
                 Ok(String::new())
             }
             "final_score" => Ok(self.final_score()),
@@ -361,13 +354,14 @@ impl Engine {
                     let upto: usize = n
                         .parse()
                         .map_err(|_| "move number not an integer".to_string())?;
-                    sgf.moves.truncate(upto.saturating_sub(1));
+                    sgf.truncate(upto.saturating_sub(1));
                 }
                 let game = sgf.replay().map_err(|e| format!("cannot load file: {e}"))?;
                 self.game = game;
                 self.history.clear();
-                self.record = sgf.moves;
-                self.handicap = sgf.black_setup;
+                // what the file says of its result no longer holds once play goes on
+                sgf.result = None;
+                self.record = sgf;
                 Ok(String::new())
             }
             "printsgf" => Ok(format!("\n{}", self.to_sgf().to_sgf().trim_end())),

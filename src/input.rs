@@ -38,6 +38,17 @@ pub fn count(lo: usize, hi: usize) -> clap::builder::RangedU64ValueParser<usize>
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo as u64..=hi as u64)
 }
 
+/// A command-line number of seconds that must be finite and lie in `lo..=hi`.
+pub fn seconds(
+    lo: f64,
+    hi: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| match text.trim().parse::<f64>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("expected seconds from {lo} to {hi}, not {text:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

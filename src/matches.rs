@@ -9,7 +9,8 @@
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -43,36 +44,68 @@ pub struct MatchArgs {
     /// Skip the clean-up phase after both engines pass.
     #[arg(long)]
     no_cleanup: bool,
+    /// Seconds to wait for any one reply of an engine before giving up on it (and
+    /// killing it): a hung engine ends the match with an error instead of hanging it.
+    #[arg(long, default_value_t = 300.0, value_parser = crate::input::seconds(0.001, 86_400.0))]
+    reply_timeout: f64,
 }
 
-/// A GTP engine in a child process.
+/// A GTP engine in a child process. Its output is read by a thread of its own, so that
+/// every wait for a reply has a deadline.
 struct Engine {
     name: String,
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    /// Lines of the engine's output (`None` once it closed it or failed).
+    lines: Receiver<Option<String>>,
+    timeout: Duration,
     think: Duration,
     moves: u32,
     cleanup: bool,
 }
 
 impl Engine {
-    fn start(command: &str) -> Result<Engine> {
-        let mut child = Command::new("sh")
+    fn start(command: &str, timeout: Duration) -> Result<Engine> {
+        let mut shell = Command::new("sh");
+        shell
             .arg("-c")
             .arg(command)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        // Its own process group, so that killing it also kills what the shell started.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut shell, 0);
+        let mut child = shell
             .spawn()
             .with_context(|| format!("starting {command:?}"))?;
         let stdin = child.stdin.take().ok_or_else(|| anyhow!("no stdin"))?;
         let stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?);
+        let (tx, lines) = mpsc::channel();
+        let mut stdout = stdout;
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match stdout.read_until(b'\n', &mut buf) {
+                    Ok(n) if n > 0 => {
+                        let line = String::from_utf8_lossy(&buf);
+                        let line = line.trim_end_matches(['\r', '\n']).to_string();
+                        if tx.send(Some(line)).is_err() {
+                            return;
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            let _ = tx.send(None);
+        });
         let mut e = Engine {
             name: command.to_string(),
             child,
             stdin,
-            stdout,
+            lines,
+            timeout,
             think: Duration::ZERO,
             moves: 0,
             cleanup: false,
@@ -88,17 +121,26 @@ impl Engine {
         Ok(e)
     }
 
-    /// Sends a command; the outer error is a broken engine, the inner one a `?` reply.
+    /// Sends a command; the outer error is a broken or silent engine, the inner one a
+    /// `?` reply.
     fn send(&mut self, command: &str) -> Result<std::result::Result<String, String>> {
         writeln!(self.stdin, "{command}").with_context(|| format!("{}: write", self.name))?;
         self.stdin.flush()?;
+        let deadline = Instant::now() + self.timeout;
         let mut reply = String::new();
         loop {
-            let mut line = String::new();
-            if self.stdout.read_line(&mut line)? == 0 {
-                bail!("{}: engine closed its output after {command:?}", self.name);
-            }
-            let line = line.trim_end_matches(['\r', '\n']);
+            let wait = deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(wait) {
+                Ok(Some(line)) => line,
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    bail!("{}: engine closed its output after {command:?}", self.name)
+                }
+                Err(RecvTimeoutError::Timeout) => bail!(
+                    "{}: no reply to {command:?} within {:.1} s (see --reply-timeout)",
+                    self.name,
+                    self.timeout.as_secs_f64()
+                ),
+            };
             if line.is_empty() {
                 if reply.is_empty() {
                     continue; // stray blank line before the reply
@@ -114,7 +156,7 @@ impl Engine {
             if !reply.is_empty() {
                 reply.push('\n');
             }
-            reply.push_str(line);
+            reply.push_str(&line);
         }
         let (status, rest) = reply.split_at(1);
         let text = rest
@@ -131,8 +173,8 @@ impl Engine {
 }
 
 impl Drop for Engine {
-    /// Asks the engine to quit, and kills it if it has not within two seconds (a
-    /// broken engine must not hang the match runner).
+    /// Asks the engine to quit, and kills it (with everything it started) if it has
+    /// not within two seconds: a broken engine must not hang the match runner.
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "quit");
         let _ = self.stdin.flush();
@@ -141,6 +183,14 @@ impl Drop for Engine {
                 return;
             }
             std::thread::sleep(Duration::from_millis(10));
+        }
+        #[cfg(unix)]
+        {
+            // the group the engine leads (see `start`); `kill` is POSIX
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .stderr(Stdio::null())
+                .status();
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -268,8 +318,9 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| format!("{} gtp --move-time 1", own.display()));
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    let mut ours = Engine::start(&engine_cmd)?;
-    let mut theirs = Engine::start(&args.opponent)?;
+    let timeout = Duration::from_secs_f64(args.reply_timeout);
+    let mut ours = Engine::start(&engine_cmd, timeout)?;
+    let mut theirs = Engine::start(&args.opponent, timeout)?;
     let (mut wins, mut losses, mut draws, mut agree, mut compared) =
         (0usize, 0usize, 0usize, 0usize, 0usize);
     for game in 0..args.games {
@@ -330,7 +381,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         let sgf = SgfGame {
             size: args.size,
             komi: args.komi,
-            rules: Some("Chinese".into()),
+            rules: Some(GoRules::default().sgf_name().into()),
             moves: record,
             result: Some(re.clone()),
             comment: Some(format!(

@@ -114,6 +114,31 @@ fn match_refuses_broken_engines_without_hanging() {
         "{}",
         text(&out.stderr)
     );
+    // an engine that never answers is given up on (and killed) after the timeout
+    let started = std::time::Instant::now();
+    let out = tabula(
+        &[
+            "match",
+            "--opponent",
+            "sleep 1000",
+            "--reply-timeout",
+            "1",
+            "--games",
+            "1",
+            "--out",
+            dir,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no reply to \"name\" within 1.0 s"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(started.elapsed().as_secs() < 60, "gave up in time");
+    let out = tabula(&["match", "--opponent", "x", "--reply-timeout", "nan"], "");
+    assert_eq!(out.status.code(), Some(2), "NaN timeout refused");
 }
 
 #[test]

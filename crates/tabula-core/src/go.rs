@@ -59,6 +59,16 @@ impl Default for GoRules {
 }
 
 impl GoRules {
+    /// The name SGF's RU gives these rules, one that [`crate::sgf::SgfGame::go_rules`]
+    /// reads back as the same rules (suicide is what tells them apart there).
+    pub fn sgf_name(&self) -> &'static str {
+        if self.suicide {
+            "Tromp-Taylor"
+        } else {
+            "Chinese"
+        }
+    }
+
     /// Tromp-Taylor: positional superko and suicide allowed.
     pub fn tromp_taylor(komi: f32) -> Self {
         GoRules {
@@ -103,6 +113,10 @@ pub struct Go {
     max_moves: usize,
     /// Set when the game ended by resignation.
     resigned: Option<Player>,
+    /// The index in `seen` of the board a setup wrote, so that further setup stones
+    /// before the next move replace it: a setup is one change of position, and its
+    /// intermediate boards were never positions of the game.
+    setup_entry: Option<usize>,
     /// The empty points (padded indices), in no order, so that playouts draw from
     /// them without scanning the whole board; `empty_at[p]` is p's place in it.
     empties: Vec<u16>,
@@ -155,6 +169,7 @@ impl Go {
             captures: [0, 0],
             max_moves: 2 * size * size + 20,
             resigned: None,
+            setup_entry: None,
             empties: Vec::with_capacity(size * size),
             empty_at: vec![u16::MAX; points],
         };
@@ -504,7 +519,69 @@ impl Go {
             )));
         }
         self.place_stone(p, Self::colour_of(player));
-        self.seen.push(self.board_hash);
+        self.record_setup();
+        Ok(())
+    }
+
+    /// Enters the board a setup made into the superko history: before any move it is
+    /// the game's first position; later, one entry per run of setup changes.
+    fn record_setup(&mut self) {
+        if self.ply == 0 {
+            self.seen.clear();
+        }
+        let last = self.seen.len().wrapping_sub(1);
+        if self.setup_entry == Some(last) {
+            self.seen[last] = self.board_hash;
+        } else {
+            self.seen.push(self.board_hash);
+            self.setup_entry = Some(self.seen.len() - 1);
+        }
+    }
+
+    /// Sets a point to a stone or to empty by setup (SGF AB/AW/AE in any node): the
+    /// point is overwritten whatever was there, nothing is captured, no move counts,
+    /// and the new board joins the superko history.
+    pub fn set_setup_point(
+        &mut self,
+        row: usize,
+        col: usize,
+        stone: Option<Player>,
+    ) -> Result<(), GameError> {
+        if row >= self.n || col >= self.n {
+            return Err(GameError::Illegal(format!(
+                "setup point {row},{col} is off the board"
+            )));
+        }
+        let p = self.point(row, col);
+        let want = stone.map_or(EMPTY, Self::colour_of);
+        if self.color[p] == want {
+            return Ok(());
+        }
+        if self.color[p] == EMPTY {
+            self.place_stone(p, want);
+        } else {
+            // Removing a stone splits chains and frees liberties; rebuilding the board
+            // (rare: only setup does it) keeps every chain invariant without a special
+            // case.
+            let mut t = Go::blank(self.n, self.rules);
+            for q in 0..self.color.len() {
+                let c = if q == p { want } else { self.color[q] };
+                if c == BLACK || c == WHITE {
+                    t.place_stone(q, c);
+                }
+            }
+            self.color = t.color;
+            self.next = t.next;
+            self.head = t.head;
+            self.plibs = t.plibs;
+            self.lsum = t.lsum;
+            self.lsum2 = t.lsum2;
+            self.board_hash = t.board_hash;
+            self.empties = t.empties;
+            self.empty_at = t.empty_at;
+        }
+        self.ko_point = None;
+        self.record_setup();
         Ok(())
     }
 

@@ -1,9 +1,11 @@
 //! SGF (FF[4]) records of Go games: read and write the main line.
 //!
-//! Read: SZ, KM, RU, HA, AB/AW setup stones, B/W moves (`[]` or `[tt]` is a pass on
-//! boards up to 19), RE, C comments (on the root and on moves), PB/PW names. Other
-//! properties are kept out of the way; variations after the main line are skipped.
-//! A malformed file is refused with the line and column of the problem.
+//! Read: SZ, KM, RU, HA, setup (AB/AW/AE stones and PL, on the root and between
+//! moves, applied where they stand), B/W moves (`[]` or `[tt]` is a pass on boards up
+//! to 19), RE, C comments (on the root and on moves), PB/PW names. Other properties are
+//! kept out of the way; variations after the main line are skipped. The parser keeps
+//! its own stack, so nesting depth is bounded by memory, not by the thread's stack. A
+//! malformed file is refused with the line and column of the problem.
 
 use std::fmt::Write as _;
 
@@ -39,8 +41,13 @@ pub struct SgfGame {
     pub black_setup: Vec<Point>,
     /// AW: White setup stones.
     pub white_setup: Vec<Point>,
+    /// PL on the root: who moves first after the setup (`None`: as the moves say,
+    /// or White after a handicap).
+    pub to_move: Option<Player>,
     /// The moves of the main line.
     pub moves: Vec<SgfMove>,
+    /// Setup nodes after the root, in order, each placed between two moves.
+    pub later_setup: Vec<SgfSetup>,
     /// RE, e.g. `B+3.5`, `W+R`.
     pub result: Option<String>,
     /// The root comment.
@@ -60,11 +67,72 @@ impl Default for SgfGame {
             handicap: 0,
             black_setup: Vec::new(),
             white_setup: Vec::new(),
+            to_move: None,
             moves: Vec::new(),
+            later_setup: Vec::new(),
             result: None,
             comment: None,
             black_name: None,
             white_name: None,
+        }
+    }
+}
+
+/// Setup properties of a node after the root: they change the board in the middle of
+/// the record (SGF FF[4]: AB and AW overwrite a point, AE empties it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SgfSetup {
+    /// How many moves of the main line come before this node.
+    pub after_moves: usize,
+    /// AB.
+    pub black: Vec<Point>,
+    /// AW.
+    pub white: Vec<Point>,
+    /// AE.
+    pub empty: Vec<Point>,
+    /// PL: who moves next.
+    pub to_move: Option<Player>,
+}
+
+impl SgfSetup {
+    fn is_empty(&self) -> bool {
+        self.black.is_empty()
+            && self.white.is_empty()
+            && self.empty.is_empty()
+            && self.to_move.is_none()
+    }
+
+    fn apply(&self, g: &mut Go) -> Result<(), GameError> {
+        for (stone, points) in [
+            (None, &self.empty),
+            (Some(Player::First), &self.black),
+            (Some(Player::Second), &self.white),
+        ] {
+            for &(r, c) in points {
+                g.set_setup_point(r, c, stone)?;
+            }
+        }
+        if let Some(p) = self.to_move {
+            g.set_to_move(p);
+        }
+        Ok(())
+    }
+
+    fn write(&self, s: &mut String) {
+        for (tag, stones) in [
+            ("AB", &self.black),
+            ("AW", &self.white),
+            ("AE", &self.empty),
+        ] {
+            if !stones.is_empty() {
+                s.push_str(tag);
+                for &pt in stones {
+                    let _ = write!(s, "[{}]", point_text(pt));
+                }
+            }
+        }
+        if let Some(p) = self.to_move {
+            s.push_str(if p == Player::First { "PL[B]" } else { "PL[W]" });
         }
     }
 }
@@ -186,9 +254,8 @@ impl<'a> Parser<'a> {
         Ok(props)
     }
 
-    /// A game tree: its main-line nodes (first variation at each fork).
-    fn tree(&mut self, main: &mut Vec<Node>, on_main: bool) -> Result<(), SgfError> {
-        self.expect(b'(')?;
+    /// Nodes up to the next variation or its end (at least one).
+    fn sequence(&mut self, main: &mut Vec<Node>, on_main: bool) -> Result<(), SgfError> {
         let mut nodes = 0;
         while self.peek() == Some(b';') {
             let n = self.node()?;
@@ -200,12 +267,39 @@ impl<'a> Parser<'a> {
         if nodes == 0 {
             return Err(self.error_at(self.pos, "a game tree needs at least one node ';'"));
         }
-        let mut first = true;
-        while self.peek() == Some(b'(') {
-            self.tree(main, on_main && first)?;
-            first = false;
+        Ok(())
+    }
+
+    /// A game tree: its main-line nodes (first variation at each fork). Iterative, with
+    /// one small frame per open variation, so a deeply nested file cannot overflow the
+    /// stack.
+    fn tree(&mut self, main: &mut Vec<Node>) -> Result<(), SgfError> {
+        struct Open {
+            on_main: bool,
+            children: usize,
         }
-        self.expect(b')')
+        self.expect(b'(')?;
+        self.sequence(main, true)?;
+        let mut open = vec![Open {
+            on_main: true,
+            children: 0,
+        }];
+        while let Some(top) = open.last_mut() {
+            if self.peek() == Some(b'(') {
+                self.pos += 1;
+                let on_main = top.on_main && top.children == 0;
+                top.children += 1;
+                self.sequence(main, on_main)?;
+                open.push(Open {
+                    on_main,
+                    children: 0,
+                });
+            } else {
+                self.expect(b')')?;
+                open.pop();
+            }
+        }
+        Ok(())
     }
 }
 
@@ -247,7 +341,7 @@ impl SgfGame {
         if p.peek().is_none() {
             return Err(p.error_at(0, "empty file"));
         }
-        p.tree(&mut main, true)?;
+        p.tree(&mut main)?;
         let mut game = SgfGame::default();
         for (i, node) in main.iter().enumerate() {
             // SZ first, so that points can be checked against it
@@ -264,6 +358,10 @@ impl SgfGame {
                 game.size = size;
             }
             let mut move_here: Option<SgfMove> = None;
+            let mut setup = SgfSetup {
+                after_moves: game.moves.len(),
+                ..SgfSetup::default()
+            };
             for (id, values, at) in node {
                 let at = *at;
                 let bad = |r: String| p.error_at(at, r);
@@ -289,17 +387,32 @@ impl SgfGame {
                     "RE" => game.result = Some(values[0].clone()),
                     "PB" => game.black_name = Some(values[0].clone()),
                     "PW" => game.white_name = Some(values[0].clone()),
-                    "AB" | "AW" => {
+                    "AB" | "AW" | "AE" => {
                         for v in values {
                             let pt = parse_point(v, game.size)
                                 .map_err(bad)?
-                                .ok_or_else(|| p.error_at(at, "a setup stone cannot be a pass"))?;
-                            if id == "AB" {
-                                game.black_setup.push(pt);
-                            } else {
-                                game.white_setup.push(pt);
+                                .ok_or_else(|| p.error_at(at, "a setup point cannot be a pass"))?;
+                            if setup.black.contains(&pt)
+                                || setup.white.contains(&pt)
+                                || setup.empty.contains(&pt)
+                            {
+                                return Err(bad(format!(
+                                    "point {v:?} is set up twice in one node"
+                                )));
+                            }
+                            match id.as_str() {
+                                "AB" => setup.black.push(pt),
+                                "AW" => setup.white.push(pt),
+                                _ => setup.empty.push(pt),
                             }
                         }
+                    }
+                    "PL" => {
+                        setup.to_move = Some(match values[0].trim() {
+                            "B" | "b" => Player::First,
+                            "W" | "w" => Player::Second,
+                            v => return Err(bad(format!("PL[{v}] is neither B nor W"))),
+                        })
                     }
                     "B" | "W" => {
                         if move_here.is_some() {
@@ -318,6 +431,14 @@ impl SgfGame {
                     }
                     _ => {}
                 }
+            }
+            if i == 0 {
+                // the root's board is empty, so AE there changes nothing
+                game.black_setup = setup.black;
+                game.white_setup = setup.white;
+                game.to_move = setup.to_move;
+            } else if !setup.is_empty() {
+                game.later_setup.push(setup);
             }
             let comment = node
                 .iter()
@@ -355,15 +476,19 @@ impl SgfGame {
                 let _ = write!(s, "{tag}[{}]", escape(v));
             }
         }
-        for (tag, stones) in [("AB", &self.black_setup), ("AW", &self.white_setup)] {
-            if !stones.is_empty() {
-                s.push_str(tag);
-                for &pt in stones {
-                    let _ = write!(s, "[{}]", point_text(pt));
-                }
-            }
+        SgfSetup {
+            black: self.black_setup.clone(),
+            white: self.white_setup.clone(),
+            to_move: self.to_move,
+            ..SgfSetup::default()
         }
+        .write(&mut s);
+        let mut setups = self.later_setup.iter().peekable();
         for (i, m) in self.moves.iter().enumerate() {
+            while let Some(setup) = setups.next_if(|x| x.after_moves <= i) {
+                s.push_str("\n;");
+                setup.write(&mut s);
+            }
             s.push(if i % 10 == 0 { '\n' } else { ' ' });
             let tag = if m.player == Player::First { 'B' } else { 'W' };
             let _ = write!(s, ";{tag}[{}]", m.point.map(point_text).unwrap_or_default());
@@ -371,8 +496,19 @@ impl SgfGame {
                 let _ = write!(s, "C[{}]", escape(c));
             }
         }
+        for setup in setups {
+            s.push_str("\n;");
+            setup.write(&mut s);
+        }
         s.push_str(")\n");
         s
+    }
+
+    /// Keeps the record up to (not including) move `moves + 1`, with the setup nodes
+    /// that stand before it (GTP `loadsgf FILE N` loads up to move N - 1).
+    pub fn truncate(&mut self, moves: usize) {
+        self.moves.truncate(moves);
+        self.later_setup.retain(|s| s.after_moves <= moves);
     }
 
     /// The rules the record names (positional superko, area scoring throughout;
@@ -402,10 +538,18 @@ impl SgfGame {
         for &(r, c) in &self.white_setup {
             g.place_setup(r, c, Player::Second)?;
         }
-        if !self.black_setup.is_empty() && self.white_setup.is_empty() && self.handicap > 0 {
+        if let Some(p) = self.to_move {
+            g.set_to_move(p);
+        } else if !self.black_setup.is_empty() && self.white_setup.is_empty() && self.handicap > 0 {
             g.set_to_move(Player::Second);
         }
+        let mut setups = self.later_setup.iter().peekable();
         for (i, m) in self.moves.iter().enumerate() {
+            while let Some(setup) = setups.next_if(|s| s.after_moves <= i) {
+                setup
+                    .apply(&mut g)
+                    .map_err(|e| GameError::Illegal(format!("setup before move {}: {e}", i + 1)))?;
+            }
             // records may go on after two passes (a clean-up phase before counting)
             g.clear_passes();
             g.set_to_move(m.player);
@@ -413,9 +557,19 @@ impl SgfGame {
                 None => g.pass(),
                 Some((r, c)) => (r * self.size + c) as u16,
             };
-            g.try_play(action).map_err(|e| {
-                GameError::Illegal(format!("move {} ({}): {e}", i + 1, g.format_move(action)))
+            g.try_play(action).map_err(|e| match e {
+                GameError::Illegal(name) => GameError::Illegal(format!("{name} at move {}", i + 1)),
+                other => GameError::Illegal(format!(
+                    "{} at move {}: {other}",
+                    g.format_move(action),
+                    i + 1
+                )),
             })?;
+        }
+        for setup in setups {
+            setup
+                .apply(&mut g)
+                .map_err(|e| GameError::Illegal(format!("setup after the last move: {e}")))?;
         }
         Ok(g)
     }
@@ -434,6 +588,7 @@ mod tests {
             handicap: 2,
             black_setup: vec![(2, 6), (6, 2)],
             white_setup: vec![(4, 4)],
+            to_move: Some(Player::Second),
             moves: vec![
                 SgfMove {
                     player: Player::Second,
@@ -451,6 +606,21 @@ mod tests {
                     comment: None,
                 },
             ],
+            later_setup: vec![
+                SgfSetup {
+                    after_moves: 1,
+                    black: vec![(0, 0)],
+                    white: vec![(2, 6)],
+                    empty: vec![(6, 2)],
+                    to_move: None,
+                },
+                SgfSetup {
+                    after_moves: 3,
+                    empty: vec![(4, 4)],
+                    to_move: Some(Player::First),
+                    ..SgfSetup::default()
+                },
+            ],
             result: Some("W+2.5".into()),
             comment: Some("test".into()),
             black_name: Some("tabula".into()),
@@ -460,6 +630,50 @@ mod tests {
         assert_eq!(SgfGame::parse(&text).unwrap(), game, "{text}");
         let g = game.replay().unwrap();
         assert_eq!(g.ply(), 3);
+        // the later setup overwrote, emptied and added points where it stands
+        assert_eq!(g.stone(0, 0), Some(Player::First));
+        assert_eq!(g.stone(2, 6), Some(Player::Second));
+        assert_eq!(g.stone(6, 2), None);
+        assert_eq!(g.stone(4, 4), None, "emptied after the last move");
+        assert_eq!(g.to_move(), Player::First, "PL after the last move");
+    }
+
+    #[test]
+    fn setup_between_moves_applies_where_it_stands() {
+        // AE frees a point that a later move takes; applied before move 1 (the old
+        // reading) the file would be refused, since ee is empty then and B[ee] is
+        // played on it before the AE.
+        let text = "(;SZ[9];B[ee];W[dd];AE[ee];W[ee];B[cc])";
+        let g = SgfGame::parse(text).unwrap();
+        assert_eq!(g.later_setup.len(), 1);
+        assert_eq!(g.later_setup[0].after_moves, 2);
+        let board = g.replay().unwrap();
+        assert_eq!(board.stone(4, 4), Some(Player::Second));
+        // a stone removed from the middle of a chain leaves two working chains
+        let split = SgfGame::parse("(;SZ[5]AB[aa][ba][ca];AE[ba];W[ab];W[ba];W[da])").unwrap();
+        let board = split.replay().unwrap();
+        assert_eq!(board.stone(0, 0), None, "aa alone, captured by ab and ba");
+        assert_eq!(
+            board.stone(0, 2),
+            Some(Player::First),
+            "ca still has a liberty"
+        );
+        // truncation keeps the setup standing before the kept moves
+        let mut cut = g.clone();
+        cut.truncate(2);
+        assert_eq!(cut.later_setup.len(), 1);
+        cut.truncate(1);
+        assert!(cut.later_setup.is_empty());
+    }
+
+    #[test]
+    fn deep_nesting_is_read_without_recursion() {
+        let depth = 100_000;
+        let text = format!("(;SZ[9]{}{})", "(;B[ee]".repeat(depth), ")".repeat(depth));
+        let g = SgfGame::parse(&text).unwrap();
+        assert_eq!(g.moves.len(), depth);
+        let unclosed = format!("(;SZ[9]{}", "(;C[x]".repeat(depth));
+        assert!(SgfGame::parse(&unclosed).is_err());
     }
 
     #[test]
@@ -494,6 +708,10 @@ mod tests {
             ("(;SZ[9]\n;b[ee])", "line 2, column 2"),
             ("(;SZ[9];B)", "has no value"),
             ("(;SZ[9]AB[])", "cannot be a pass"),
+            ("(;SZ[9]AB[aa]AW[aa])", "set up twice"),
+            ("(;SZ[9];PL[X])", "neither B nor W"),
+            ("(;SZ[9](;B[aa])", "expected ')'"),
+            ("(;SZ[9](;B[aa]);W[bb])", "expected ')'"),
         ];
         for (text, want) in cases {
             let e = SgfGame::parse(text).unwrap_err().to_string();
