@@ -34,6 +34,10 @@ pub struct TrainArgs {
     /// Stop after this many seconds of training in total (overrides the configuration).
     #[arg(long)]
     time_limit: Option<u64>,
+    /// Start the run in DIR over, deleting its checkpoints, games and metrics (needed
+    /// when DIR holds a run's files but no state.json to resume from).
+    #[arg(long)]
+    restart: bool,
     /// Print the default configuration of GAME as TOML and exit.
     #[arg(long)]
     print_config: bool,
@@ -126,6 +130,7 @@ impl GameVisitor for Train<'_> {
             Ok(ZeroConfig::from_toml(&text, &defaults)?)
         };
         let mut config = match (&stored, &args.config) {
+            (_, Some(path)) if args.restart => read(path)?,
             (Some(stored), Some(path)) => {
                 let given = read(path)?;
                 if &given != stored {
@@ -148,10 +153,6 @@ impl GameVisitor for Train<'_> {
         }
         if let Some(t) = args.time_limit {
             config.time_limit_s = t;
-        }
-        if stored.as_ref().is_some_and(|s| s != &config) {
-            // Extending a run: keep its stored configuration in step.
-            tabula_zero::run::write_atomic(&dir.join("config.toml"), config.to_toml().as_bytes())?;
         }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = if config.eval.every == 0 {
@@ -177,7 +178,14 @@ impl GameVisitor for Train<'_> {
             bar: std::sync::Mutex::new(None),
             quiet: args.quiet,
         };
-        let run = Run::open(dir, config, game, eval_set.as_ref(), &progress)?;
+        let run = Run::open(
+            dir,
+            config,
+            game,
+            eval_set.as_ref(),
+            &progress,
+            args.restart,
+        )?;
         let state = run.train()?;
         eprintln!(
             "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",

@@ -210,6 +210,18 @@ fn a_run_killed_mid_iteration_resumes_without_losing_or_repeating_iterations() {
         "{}",
         text(&out.stderr)
     );
+    // Without state.json the run is not started over (which would overwrite it)
+    // unless asked.
+    std::fs::remove_file(run.join("state.json")).unwrap();
+    let best = std::fs::read(run.join("best.safetensors")).unwrap();
+    let out = tabula(&args[..4], "");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--restart"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(run.join("best.safetensors")).unwrap(), best);
     let _ = std::fs::remove_dir_all(&run);
 }
 

@@ -16,6 +16,19 @@ pub enum ZeroError {
         /// What is wrong.
         reason: String,
     },
+    /// Training produced a non-finite loss or weight: the iteration is not saved and
+    /// the run stays at the last good checkpoint.
+    #[error("training diverged in iteration {iteration}, step {step} ({what}); the run stays at iteration {kept} and its checkpoint — lower net.learning_rate in the run's config.toml, then resume")]
+    Diverged {
+        /// The iteration being trained.
+        iteration: usize,
+        /// The step (1-based) within it.
+        step: usize,
+        /// What was not finite.
+        what: String,
+        /// The last completed iteration.
+        kept: usize,
+    },
     /// A self-play record that cannot be read.
     #[error("bad game record in {file}: {reason}")]
     Record {

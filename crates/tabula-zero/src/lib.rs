@@ -5,11 +5,13 @@
 //! - [`records`]: the compressed game-record files;
 //! - [`replay`]: the replay window and symmetry-augmented batches;
 //! - [`accuracy`]: the share of optimal moves against an exact solver;
-//! - [`run`]: the loop over a resumable run directory, with metrics.
+//! - [`run`]: the loop over a resumable run directory, with metrics;
+//! - [`lock`]: one trainer per run directory.
 
 pub mod accuracy;
 pub mod config;
 pub mod error;
+pub mod lock;
 pub mod records;
 pub mod replay;
 pub mod run;

@@ -7,12 +7,17 @@
 //! - `checkpoints/iter-NNNN.safetensors` — the network after iteration N (0: initial);
 //! - `best.safetensors` — a copy of the network self-play uses;
 //! - `games/iter-NNNN.jsonl.gz` — the self-play games of iteration N ([`crate::records`]);
-//! - `metrics.csv` and `metrics.jsonl` — one row per iteration.
+//! - `games/iter-NNNN.stats.json` — that self-play's statistics (for a resumed
+//!   iteration's metrics);
+//! - `metrics.csv` and `metrics.jsonl` — one row per iteration;
+//! - `lock` — held while a trainer works on the run ([`crate::lock`]).
 //!
 //! Every file is written to a temporary name and renamed, so a crash leaves either the old
 //! or the new file. On restart, rows and files beyond the last completed iteration are
 //! discarded or reused (a finished self-play file is reused), so no iteration is lost or
 //! counted twice. The optimiser's moments are not saved; a resumed run restarts them.
+//! A directory with a run's files but no `state.json` is not started over unless asked
+//! (`restart`), and a diverging loss stops the run at its last good checkpoint.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,6 +36,7 @@ use tabula_search::Evaluator;
 use crate::accuracy::{measure, Accuracy, EvalSet};
 use crate::config::ZeroConfig;
 use crate::error::io_err;
+use crate::lock::RunLock;
 use crate::records::{read_records, write_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::selfplay::{play_games, SelfPlayStats};
@@ -120,6 +126,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ZeroError> {
 
 fn checkpoint_name(iteration: usize) -> String {
     format!("checkpoints/iter-{iteration:04}.safetensors")
+}
+
+fn stats_name(iteration: usize) -> String {
+    format!("games/iter-{iteration:04}.stats.json")
 }
 
 fn games_name(iteration: usize) -> String {
@@ -225,17 +235,23 @@ pub struct Run<'a, G: Game> {
     start: G,
     eval_set: Option<&'a EvalSet<G>>,
     progress: &'a dyn Progress,
+    _lock: RunLock,
 }
 
 impl<'a, G: Game> Run<'a, G> {
-    /// Opens `dir` (creating the run with `config` if it has none), for games starting at
-    /// `start`, measuring accuracy on `eval_set` if given.
+    /// Opens `dir` for training, taking its lock: creates the run with `config` if the
+    /// directory holds none, resumes it otherwise (storing `config`, which may extend
+    /// it), and starts it over only when `restart` says so. A directory that holds a
+    /// run's files without its `state.json` is refused unless `restart`: starting over
+    /// would overwrite them. Games start at `start`; accuracy is measured on `eval_set`
+    /// if given.
     pub fn open(
         dir: &Path,
         config: ZeroConfig,
         start: G,
         eval_set: Option<&'a EvalSet<G>>,
         progress: &'a dyn Progress,
+        restart: bool,
     ) -> Result<Self, ZeroError> {
         config.validate()?;
         if config.game != start.name() {
@@ -245,21 +261,78 @@ impl<'a, G: Game> Run<'a, G> {
                 start.name()
             )));
         }
-        for sub in ["checkpoints", "games"] {
-            let d = dir.join(sub);
-            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
-        }
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let lock = RunLock::acquire(dir)?;
         let run = Run {
             dir: dir.to_path_buf(),
             config,
             start,
             eval_set,
             progress,
+            _lock: lock,
         };
-        if !dir.join("state.json").exists() {
+        let has_state = run.path("state.json").exists();
+        if restart {
+            run.clear()?;
+        } else if !has_state {
+            if let Some(file) = run.run_files()?.first() {
+                return Err(ZeroError::Run {
+                    dir: dir.display().to_string(),
+                    reason: format!(
+                        "it holds a run's files ({} and more) but no state.json, so it cannot be resumed; pass --restart to start it over, deleting them",
+                        file.display()
+                    ),
+                });
+            }
+        }
+        for sub in ["checkpoints", "games"] {
+            let d = dir.join(sub);
+            std::fs::create_dir_all(&d).map_err(io_err(&d))?;
+        }
+        if restart || !has_state {
             run.create()?;
+        } else if stored_config(dir, &run.config)?.as_ref() != Some(&run.config) {
+            // Extending a run (more iterations, another time limit): keep it in step.
+            write_atomic(&run.path("config.toml"), run.config.to_toml().as_bytes())?;
         }
         Ok(run)
+    }
+
+    /// The files a run writes that are in the directory (not the cached eval set).
+    fn run_files(&self) -> Result<Vec<PathBuf>, ZeroError> {
+        let mut found = Vec::new();
+        for name in [
+            "state.json",
+            "config.toml",
+            "best.safetensors",
+            "metrics.csv",
+            "metrics.jsonl",
+        ] {
+            if self.path(name).exists() {
+                found.push(self.path(name));
+            }
+        }
+        for sub in ["checkpoints", "games"] {
+            let d = self.path(sub);
+            match std::fs::read_dir(&d) {
+                Ok(entries) => {
+                    for e in entries {
+                        found.push(e.map_err(io_err(&d))?.path());
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(&d)(e)),
+            }
+        }
+        Ok(found)
+    }
+
+    /// Deletes the run's files, to start over.
+    fn clear(&self) -> Result<(), ZeroError> {
+        for path in self.run_files()? {
+            std::fs::remove_file(&path).map_err(io_err(&path))?;
+        }
+        Ok(())
     }
 
     fn path(&self, name: &str) -> PathBuf {
@@ -382,8 +455,17 @@ impl<'a, G: Game> Run<'a, G> {
                     "iteration {it}: reusing {} saved games",
                     records.len()
                 ));
-                // The statistics of that self-play were lost with the crash.
-                (records, SelfPlayStats::default())
+                // The statistics were saved before the games (see below); a run from
+                // before they were saved counts the games at least.
+                let stats = std::fs::read_to_string(self.path(&stats_name(it)))
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_else(|| SelfPlayStats {
+                        games: records.len(),
+                        moves: records.iter().map(|r| r.moves.len()).sum(),
+                        ..SelfPlayStats::default()
+                    });
+                (records, stats)
             } else {
                 self.progress.start(
                     &format!("iteration {it}: self-play"),
@@ -401,6 +483,8 @@ impl<'a, G: Game> Run<'a, G> {
                     &tick,
                 )?;
                 self.progress.finish();
+                let stats_text = serde_json::to_string(&stats).unwrap_or_default();
+                write_atomic(&self.path(&stats_name(it)), stats_text.as_bytes())?;
                 write_records(&games_path, &records)?;
                 (records, stats)
             };
@@ -414,9 +498,18 @@ impl<'a, G: Game> Run<'a, G> {
             self.progress
                 .start(&format!("iteration {it}: training"), cfg.net.steps as u64);
             let mut sum = Losses::default();
-            for _ in 0..cfg.net.steps {
+            for step in 1..=cfg.net.steps {
                 let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, &mut rng);
                 let l = trainer.step(&batch)?;
+                if !(l.policy.is_finite() && l.value.is_finite()) {
+                    self.progress.finish();
+                    return Err(ZeroError::Diverged {
+                        iteration: it,
+                        step,
+                        what: format!("policy loss {}, value loss {}", l.policy, l.value),
+                        kept: state.iteration,
+                    });
+                }
                 sum.policy += l.policy;
                 sum.value += l.value;
                 self.progress.tick();
@@ -428,6 +521,18 @@ impl<'a, G: Game> Run<'a, G> {
                 value: sum.value / steps,
             };
             let mut weights = trainer.weights();
+            if let Some(t) = weights
+                .tensors
+                .iter()
+                .find(|t| t.data.iter().any(|v| !v.is_finite()))
+            {
+                return Err(ZeroError::Diverged {
+                    iteration: it,
+                    step: cfg.net.steps,
+                    what: format!("tensor {} holds a non-finite weight", t.name),
+                    kept: state.iteration,
+                });
+            }
             weights.extra.insert("iteration".into(), it.to_string());
             weights.save(&self.path(&checkpoint_name(it)))?;
             let candidate = Arc::new(Network::from_weights(&weights)?);
@@ -640,4 +745,124 @@ fn summary(m: &Metrics) -> String {
         m.gate_score.map_or(String::new(), |s| format!(", gate {:.2}{}", s, if m.promoted { " (promoted)" } else { "" })),
         acc
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tabula_core::TicTacToe;
+
+    fn small_config() -> ZeroConfig {
+        ZeroConfig::for_game(
+            "tictactoe",
+            "iterations = 1\n[selfplay]\ngames = 2\nsimulations = 8\n[net]\nsteps = 2\nbatch_size = 8\n[eval]\nevery = 0\n[gate]\nenabled = false\n",
+        )
+        .unwrap()
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tabula-run-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn open(dir: &Path, restart: bool) -> Result<Run<'static, TicTacToe>, ZeroError> {
+        Run::open(
+            dir,
+            small_config(),
+            TicTacToe::new(),
+            None,
+            &Silent,
+            restart,
+        )
+    }
+
+    #[test]
+    fn a_run_without_state_is_not_started_over_unless_asked() {
+        let dir = tmp("no-state");
+        open(&dir, false).unwrap().train().unwrap();
+        let checkpoint = std::fs::read(dir.join(checkpoint_name(1))).unwrap();
+        std::fs::remove_file(dir.join("state.json")).unwrap();
+        let err = open(&dir, false).err().expect("refused").to_string();
+        assert!(
+            err.contains("no state.json") && err.contains("--restart"),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read(dir.join(checkpoint_name(1))).unwrap(),
+            checkpoint,
+            "nothing overwritten"
+        );
+        assert!(
+            !dir.join("lock").exists(),
+            "the refused open released its lock"
+        );
+        // asked to, it starts over: the old iterations' files are gone
+        let run = open(&dir, true).unwrap();
+        assert!(!dir.join(checkpoint_name(1)).exists());
+        assert!(!dir.join(games_name(1)).exists());
+        assert_eq!(read_state(&dir).unwrap().iteration, 0);
+        // while it is open, a second trainer is refused
+        let err = open(&dir, false).err().expect("locked").to_string();
+        assert!(err.contains("another trainer"), "{err}");
+        drop(run);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_diverging_loss_stops_at_the_last_good_checkpoint() {
+        let dir = tmp("diverge");
+        let run = open(&dir, false).unwrap();
+        // The trainer resumes from a network whose weights are finite but huge, so
+        // that its logits and losses overflow.
+        let mut blown = WeightFile::load(&dir.join(checkpoint_name(0))).unwrap();
+        for t in &mut blown.tensors {
+            for v in &mut t.data {
+                *v = if *v == 0.0 { 1e30 } else { *v * 1e30 };
+            }
+        }
+        blown
+            .save(&dir.join("checkpoints/blown.safetensors"))
+            .unwrap();
+        let mut state = read_state(&dir).unwrap();
+        state.latest = "checkpoints/blown.safetensors".into();
+        run.save_state(&state).unwrap();
+        let err = run.train().unwrap_err();
+        assert!(
+            matches!(
+                err,
+                ZeroError::Diverged {
+                    iteration: 1,
+                    kept: 0,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert_eq!(read_state(&dir).unwrap(), state, "state unchanged");
+        assert!(!dir.join(checkpoint_name(1)).exists(), "nothing saved");
+        assert!(read_metrics(&dir).unwrap().is_empty());
+        drop(run);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_resumed_iteration_reports_its_saved_selfplay_statistics() {
+        let dir = tmp("reuse");
+        open(&dir, false).unwrap().train().unwrap();
+        let first = read_metrics(&dir).unwrap().remove(0);
+        assert!(first.games_per_s > 0.0 && first.selfplay.games == 2);
+        // as if killed after self-play: the iteration's state and metrics are lost
+        let mut state = read_state(&dir).unwrap();
+        state.iteration = 0;
+        state.latest = checkpoint_name(0);
+        state.best = checkpoint_name(0);
+        state.games = 0;
+        open(&dir, false).unwrap().save_state(&state).unwrap();
+        open(&dir, false).unwrap().train().unwrap();
+        let again = read_metrics(&dir).unwrap().remove(0);
+        assert_eq!(again.selfplay, first.selfplay);
+        assert_eq!(again.games_per_s, first.games_per_s);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
