@@ -83,7 +83,7 @@ fn agent<G: Capabilities>(
         }
         "solver" => game.perfect_agent(64).ok_or_else(|| {
             anyhow::anyhow!("{} has no perfect player; use `minimax[:D]`", game.name())
-        })?,
+        })??,
         "mcts" => {
             let search = args.search.settings(game)?;
             let (evaluator, label) = evaluators::evaluator(param, game, &search, seed)?;

@@ -135,9 +135,10 @@ impl GameVisitor for SolverRun {
 
     fn visit<G: Capabilities>(self, start: G) -> Result<ExitCode> {
         let b = self.0;
-        let Some(mut solver) = start.exact_solver(b.table_mb, b.book) else {
+        let Some(solver) = start.exact_solver(b.table_mb, b.book) else {
             anyhow::bail!("{} has no exact solver to benchmark", start.name());
         };
+        let mut solver = solver?;
         let text =
             fs::read_to_string(&b.set).with_context(|| format!("reading {}", b.set.display()))?;
         let (mut times, mut nodes) = (Vec::new(), Vec::new());

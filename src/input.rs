@@ -28,8 +28,8 @@ pub fn lines(mut reader: impl BufRead) -> impl Iterator<Item = io::Result<Line>>
     })
 }
 
-/// Largest transposition table a command accepts, in MiB (64 GiB): larger requests
-/// would abort on allocation instead of failing with a message.
+/// Largest transposition table a command accepts, in MiB (64 GiB). Below it, a table
+/// the machine cannot give is an error from the allocation itself.
 pub const MAX_TABLE_MB: usize = 65_536;
 
 /// A command-line count that must lie in `lo..=hi` (clap says so, with the range, when

@@ -84,7 +84,7 @@ impl GameVisitor for Play {
                     "{} has no perfect player: use --player mcts (for Go, also `tabula gtp` with a Go GUI)",
                     game.name()
                 )
-            })?,
+            })??,
             Opponent::Mcts => {
                 let search = self.search.settings(&game)?;
                 let (evaluator, label) =

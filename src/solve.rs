@@ -63,9 +63,10 @@ impl GameVisitor for Solve<'_> {
 
     fn visit<G: Capabilities>(self, start: G) -> Result<ExitCode> {
         let args = self.0;
-        let Some(mut solver) = start.exact_solver(args.table_mb, !args.no_book) else {
+        let Some(solver) = start.exact_solver(args.table_mb, !args.no_book) else {
             bail!("{} has no exact solver (connect4 has one)", start.name());
         };
+        let mut solver = solver?;
         let mut out = io::stdout().lock();
         let mut failures = 0usize;
         let mut bad_lines = 0usize;

@@ -112,6 +112,36 @@ fn counts_out_of_range_are_refused() {
     }
 }
 
+/// Total memory and swap in KiB, and whether the kernel refuses allocations beyond
+/// them (heuristic overcommit), read from /proc; `None` where that cannot be told.
+fn memory_is_bounded_below(kib: u64) -> Option<bool> {
+    let mode = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").ok()?;
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = info.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    let total = field("MemTotal:")? + field("SwapTotal:")?;
+    Some(mode.trim() != "1" && total < kib)
+}
+
+#[test]
+fn a_table_the_machine_cannot_hold_is_an_error_not_an_abort() {
+    // 64 GiB, the largest accepted; where the kernel refuses it (less memory than
+    // that and no unbounded overcommit) the refusal must be a message
+    if memory_is_bounded_below(60 << 20) != Some(true) {
+        eprintln!("skipped: this machine might grant a 64 GiB table");
+        return;
+    }
+    let out = tabula(&["solve", "connect4", "--table-mb", "65536", "4"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("cannot be allocated"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 #[test]
 fn perft_counts() {
     let out = tabula(&["perft", "tictactoe", "9"], "");

@@ -6,6 +6,7 @@ use tabula_search::agent::{Agent, Choice};
 
 use crate::book::OpeningBook;
 use crate::solver::Solver;
+use crate::table::TableTooLarge;
 
 /// Perfect Connect Four play with the solver.
 ///
@@ -21,15 +22,25 @@ impl SolverAgent {
     /// Ply from which [`SolverAgent::new`] solves strongly on 7x6.
     pub const STRONG_FROM: usize = 12;
 
-    /// A solver-backed agent for boards of `geo` with a table of `table_mb` MiB.
+    /// A solver-backed agent for boards of `geo` with a table of `table_mb` MiB, or an
+    /// error if that much memory cannot be had.
+    pub fn try_new(geo: Geometry, table_mb: usize) -> Result<Self, TableTooLarge> {
+        Ok(Self::with_solver(Solver::try_new(geo, table_mb)?))
+    }
+
+    /// As [`Self::try_new`], for table sizes fixed in code.
     pub fn new(geo: Geometry, table_mb: usize) -> Self {
-        let strong_from = if geo.cells() >= Geometry::STANDARD.cells() {
+        Self::with_solver(Solver::new(geo, table_mb))
+    }
+
+    fn with_solver(solver: Solver) -> Self {
+        let strong_from = if solver.geometry().cells() >= Geometry::STANDARD.cells() {
             Self::STRONG_FROM
         } else {
             0
         };
         SolverAgent {
-            solver: Solver::new(geo, table_mb),
+            solver,
             strong_from,
         }
     }

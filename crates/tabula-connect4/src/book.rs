@@ -42,6 +42,9 @@ pub enum BookError {
     /// The solver refused a position.
     #[error(transparent)]
     Solver(#[from] SolverError),
+    /// The solver's table does not fit in memory.
+    #[error(transparent)]
+    Memory(#[from] crate::table::TableTooLarge),
     /// A depth that would take far too long.
     #[error("depth {0} is too deep: ply 10 alone has millions of positions")]
     TooDeep(usize),
@@ -192,7 +195,7 @@ pub fn build(
         .append(true)
         .open(out)
         .map_err(io)?;
-    let mut solver = Solver::new(geo, table_mb);
+    let mut solver = Solver::try_new(geo, table_mb)?;
     for (ply, level) in levels.iter().enumerate().rev() {
         solver.set_book(Arc::new(book.clone()));
         let todo: Vec<_> = level

@@ -17,3 +17,4 @@ pub mod test_set;
 pub use agent::{describe_score, SolverAgent};
 pub use book::{BookError, OpeningBook};
 pub use solver::{Solver, SolverError, INVALID_MOVE};
+pub use table::TableTooLarge;

@@ -15,7 +15,7 @@ use tabula_search::exact::{ExactSolver, SolveError};
 use std::sync::Arc;
 
 use crate::book::OpeningBook;
-use crate::table::SolverTable;
+use crate::table::{SolverTable, TableTooLarge};
 
 /// Why a position cannot be solved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -123,8 +123,20 @@ impl Solver {
     /// Default transposition table size in MiB.
     pub const DEFAULT_TABLE_MB: usize = 64;
 
-    /// A solver for boards of `geo` with a transposition table of `table_mb` MiB.
+    /// A solver for boards of `geo` with a transposition table of `table_mb` MiB, or
+    /// an error if that much memory cannot be had.
+    pub fn try_new(geo: Geometry, table_mb: usize) -> Result<Self, TableTooLarge> {
+        let table = SolverTable::try_with_megabytes(table_mb)?;
+        Ok(Self::with_table(geo, table))
+    }
+
+    /// As [`Self::try_new`], for table sizes fixed in code (aborts like any allocation
+    /// if memory is short).
     pub fn new(geo: Geometry, table_mb: usize) -> Self {
+        Self::with_table(geo, SolverTable::with_megabytes(table_mb))
+    }
+
+    fn with_table(geo: Geometry, table: SolverTable) -> Self {
         let w = geo.width() as i32;
         let mut order = [0; 16];
         let mut column_masks = [0; 16];
@@ -135,7 +147,7 @@ impl Solver {
         let cells = geo.cells() as i32;
         Solver {
             geo,
-            table: SolverTable::with_megabytes(table_mb),
+            table,
             order,
             column_masks,
             min_score: -cells / 2 + 3,

@@ -9,6 +9,16 @@
 
 use tabula_core::zobrist::mix;
 
+/// A table larger than the memory the system will give.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a transposition table of {megabytes} MiB cannot be allocated here (try a smaller --table-mb)"
+)]
+pub struct TableTooLarge {
+    /// The size asked for.
+    pub megabytes: usize,
+}
+
 /// A fixed-size table from position keys to a pair of one-byte bounds.
 #[derive(Clone, Debug)]
 pub struct SolverTable {
@@ -20,18 +30,36 @@ impl SolverTable {
     /// Smallest table size (2^16 slots): below it the tag would not fit beside the bounds.
     pub const MIN_BITS: u32 = 16;
 
-    /// A table of `2^bits` entries (8 bytes each), `bits` clamped to 16..=34.
-    pub fn with_bits(bits: u32) -> Self {
+    /// A table of `2^bits` entries (8 bytes each), `bits` clamped to 16..=34; fails,
+    /// instead of aborting the process, when the memory cannot be had.
+    pub fn try_with_bits(bits: u32) -> Result<Self, TableTooLarge> {
         let bits = bits.clamp(Self::MIN_BITS, 34);
-        let slots = vec![0u64; 1usize << bits];
-        advise_huge_pages(&slots);
-        SolverTable { slots, bits }
+        let len = 1usize << bits;
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(len).map_err(|_| TableTooLarge {
+            megabytes: (len * 8) >> 20,
+        })?;
+        // advised before the pages are first touched, so they can be huge from the start
+        advise_huge_pages(slots.spare_capacity_mut().as_ptr() as usize, len * 8);
+        slots.resize(len, 0);
+        Ok(SolverTable { slots, bits })
+    }
+
+    /// A table of `2^bits` entries; aborts like any allocation if memory is short
+    /// (for sizes fixed in code: user-chosen sizes go through [`Self::try_with_bits`]).
+    pub fn with_bits(bits: u32) -> Self {
+        Self::try_with_bits(bits).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The largest table that fits in `megabytes` MiB (at least 512 KiB).
+    pub fn try_with_megabytes(megabytes: usize) -> Result<Self, TableTooLarge> {
+        let entries = (megabytes.clamp(1, 1 << 30) << 20) / 8;
+        Self::try_with_bits(entries.ilog2()).map_err(|_| TableTooLarge { megabytes })
+    }
+
+    /// As [`Self::try_with_megabytes`], for sizes fixed in code.
     pub fn with_megabytes(megabytes: usize) -> Self {
-        let entries = (megabytes.max(1) << 20) / 8;
-        Self::with_bits(entries.ilog2())
+        Self::try_with_megabytes(megabytes).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Size in bytes.
@@ -106,23 +134,23 @@ impl SolverTable {
 /// of megabytes otherwise miss the TLB on almost every access. Advice only: if the
 /// kernel declines, nothing changes but speed.
 #[cfg(target_os = "linux")]
-fn advise_huge_pages(slots: &[u64]) {
+fn advise_huge_pages(start: usize, bytes: usize) {
     // SAFETY: madvise only reads the range's address and length; the range is exactly
-    // the slice's memory, which this process owns and keeps alive, and MADV_HUGEPAGE
-    // does not change its contents or validity (it may change only the page size that
-    // backs it). The address is rounded down to a page boundary, as madvise requires;
-    // the rounded range still lies within the same mapping that holds the allocation.
+    // the allocation's memory (`start`, `bytes` come from a live Vec's reserved
+    // capacity), which this process owns and keeps alive, and MADV_HUGEPAGE does not
+    // change its contents or validity (it may change only the page size that backs
+    // it). The address is rounded down to a page boundary, as madvise requires; the
+    // rounded range still lies within the same mapping that holds the allocation.
     unsafe {
         let page = 4096usize;
-        let start = slots.as_ptr() as usize;
         let aligned = start & !(page - 1);
-        let len = slots.len() * 8 + (start - aligned);
+        let len = bytes + (start - aligned);
         libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_slots: &[u64]) {}
+fn advise_huge_pages(_start: usize, _bytes: usize) {}
 
 #[cfg(test)]
 mod tests {

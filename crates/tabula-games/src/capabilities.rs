@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use tabula_connect4::test_set::TestSetError;
-use tabula_connect4::{BookError, Solver, SolverAgent};
+use tabula_connect4::{BookError, Solver, SolverAgent, TableTooLarge};
 use tabula_core::{ConnectFour, Game, Go, MiniGo, TicTacToe};
 use tabula_search::agent::{Agent, NegamaxAgent};
 use tabula_search::exact::{EvalSet, ExactSolver};
@@ -18,6 +18,9 @@ pub enum CapabilityError {
     /// The accuracy test set could not be made.
     #[error(transparent)]
     TestSet(#[from] TestSetError),
+    /// A table of the size asked for does not fit in memory.
+    #[error(transparent)]
+    Memory(#[from] TableTooLarge),
 }
 
 /// Where a game may find the data behind its accuracy test set.
@@ -36,13 +39,20 @@ pub struct TestSetSource {
 pub trait Capabilities: Game {
     /// The perfect player, if one answers in reasonable time (`table_mb`: memory for
     /// its tables).
-    fn perfect_agent(&self, _table_mb: usize) -> Option<Box<dyn Agent<Self>>> {
+    fn perfect_agent(
+        &self,
+        _table_mb: usize,
+    ) -> Option<Result<Box<dyn Agent<Self>>, CapabilityError>> {
         None
     }
 
     /// A dedicated exact solver for positions of this game (with the opening book if
     /// `book` and the game has one for this board).
-    fn exact_solver(&self, _table_mb: usize, _book: bool) -> Option<Box<dyn ExactSolver<Self>>> {
+    fn exact_solver(
+        &self,
+        _table_mb: usize,
+        _book: bool,
+    ) -> Option<Result<Box<dyn ExactSolver<Self>>, CapabilityError>> {
         None
     }
 
@@ -81,8 +91,11 @@ pub trait Capabilities: Game {
 }
 
 impl Capabilities for TicTacToe {
-    fn perfect_agent(&self, _table_mb: usize) -> Option<Box<dyn Agent<Self>>> {
-        Some(Box::new(NegamaxAgent::new(None)))
+    fn perfect_agent(
+        &self,
+        _table_mb: usize,
+    ) -> Option<Result<Box<dyn Agent<Self>>, CapabilityError>> {
+        Some(Ok(Box::new(NegamaxAgent::new(None))))
     }
 
     fn test_set(
@@ -105,22 +118,39 @@ impl Capabilities for TicTacToe {
 }
 
 impl Capabilities for ConnectFour {
-    fn perfect_agent(&self, table_mb: usize) -> Option<Box<dyn Agent<Self>>> {
-        let mut agent = SolverAgent::new(self.geometry(), table_mb);
-        if let Ok(book) = tabula_connect4::book::builtin() {
-            agent.set_book(book);
-        }
-        Some(Box::new(agent))
+    fn perfect_agent(
+        &self,
+        table_mb: usize,
+    ) -> Option<Result<Box<dyn Agent<Self>>, CapabilityError>> {
+        Some(
+            SolverAgent::try_new(self.geometry(), table_mb)
+                .map(|mut agent| {
+                    if let Ok(book) = tabula_connect4::book::builtin() {
+                        agent.set_book(book);
+                    }
+                    Box::new(agent) as Box<dyn Agent<Self>>
+                })
+                .map_err(CapabilityError::from),
+        )
     }
 
-    fn exact_solver(&self, table_mb: usize, book: bool) -> Option<Box<dyn ExactSolver<Self>>> {
-        let mut solver = Solver::new(self.geometry(), table_mb);
-        if book {
-            if let Ok(book) = tabula_connect4::book::builtin() {
-                solver.set_book(book); // ignored on boards it was not made for
-            }
-        }
-        Some(Box::new(solver))
+    fn exact_solver(
+        &self,
+        table_mb: usize,
+        book: bool,
+    ) -> Option<Result<Box<dyn ExactSolver<Self>>, CapabilityError>> {
+        Some(
+            Solver::try_new(self.geometry(), table_mb)
+                .map(|mut solver| {
+                    if book {
+                        if let Ok(book) = tabula_connect4::book::builtin() {
+                            solver.set_book(book); // ignored on boards it was not made for
+                        }
+                    }
+                    Box::new(solver) as Box<dyn ExactSolver<Self>>
+                })
+                .map_err(CapabilityError::from),
+        )
     }
 
     fn test_set(
