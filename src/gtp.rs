@@ -210,7 +210,10 @@ impl Engine {
         &mut self,
         points: &[(usize, usize)],
     ) -> std::result::Result<Vec<String>, String> {
-        if !self.game.is_empty_board() {
+        // Handicap comes before the first move: after moves (even passes that left
+        // the board empty) the record and undo history would no longer match.
+        if !self.game.is_empty_board() || !self.history.is_empty() || !self.record.moves.is_empty()
+        {
             return Err("board not empty".into());
         }
         let mut g = self.game.clone();
@@ -482,5 +485,145 @@ mod tests {
         );
         let (id, cmd, _) = parse_line("name\r").unwrap();
         assert_eq!((id, cmd.as_str()), (None, "name"));
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn vertex() -> impl Strategy<Value = String> {
+            prop_oneof![
+                8 => "[A-F][1-6]",
+                1 => Just("pass".to_string()),
+                1 => "[A-HJ-Ta-z][0-9]{1,2}",
+            ]
+        }
+
+        fn colour() -> impl Strategy<Value = String> {
+            prop_oneof![
+                8 => prop_oneof![Just("b"), Just("w"), Just("black"), Just("WHITE")],
+                1 => Just("x"),
+            ]
+            .prop_map(String::from)
+        }
+
+        fn number() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("0"),
+                Just("1"),
+                Just("2"),
+                Just("3"),
+                Just("4"),
+                Just("5"),
+                Just("7"),
+                Just("9"),
+                Just("19"),
+                Just("25"),
+                Just("-1"),
+                Just("nan"),
+                Just("inf"),
+                Just("1e30"),
+                Just("3.5"),
+                Just("99999999999"),
+            ]
+            .prop_map(String::from)
+        }
+
+        fn word() -> impl Strategy<Value = String> {
+            prop_oneof![vertex(), colour(), number(), "\\PC{0,4}"]
+        }
+
+        /// Mostly well-formed commands, with some of every kind of damage.
+        fn line() -> impl Strategy<Value = String> {
+            let command = prop_oneof![
+                12 => (colour(), vertex()).prop_map(|(c, v)| format!("play {c} {v}")),
+                4 => colour().prop_map(|c| format!("genmove {c}")),
+                1 => colour().prop_map(|c| format!("kgs-genmove_cleanup {c}")),
+                3 => Just("undo".to_string()),
+                1 => number().prop_map(|n| format!("boardsize {n}")),
+                1 => Just("clear_board".to_string()),
+                1 => number().prop_map(|n| format!("komi {n}")),
+                1 => number().prop_map(|n| format!("fixed_handicap {n}")),
+                1 => number().prop_map(|n| format!("place_free_handicap {n}")),
+                1 => proptest::collection::vec(vertex(), 0..6)
+                    .prop_map(|v| format!("set_free_handicap {}", v.join(" "))),
+                1 => (prop_oneof![Just("tests/gtp/game.sgf"), Just("tests/gtp/setup.sgf"), Just("missing.sgf")], proptest::option::of(number()))
+                    .prop_map(|(f, n)| format!("loadsgf {f} {}", n.unwrap_or_default())),
+                1 => Just("printsgf".to_string()),
+                1 => Just("final_score".to_string()),
+                1 => prop_oneof![Just("dead"), Just("alive"), Just("seki"), Just("x")]
+                    .prop_map(|w| format!("final_status_list {w}")),
+                1 => (number(), number(), number()).prop_map(|(a, b, c)| format!("time_settings {a} {b} {c}")),
+                1 => (colour(), number(), number()).prop_map(|(p, a, b)| format!("time_left {p} {a} {b}")),
+                1 => Just("showboard".to_string()),
+                2 => ("[a-z_]{1,12}", proptest::collection::vec(word(), 0..4))
+                    .prop_map(|(c, w)| format!("{c} {}", w.join(" "))),
+            ];
+            (
+                prop_oneof![
+                    Just(String::new()),
+                    (0u32..100).prop_map(|i| format!("{i} "))
+                ],
+                command,
+            )
+                .prop_map(|(id, c)| format!("{id}{c}"))
+        }
+
+        fn fresh() -> Engine {
+            Engine::new(GtpArgs {
+                size: 5,
+                komi: 7.5,
+                player: "random".into(),
+                move_time: 0.001,
+                sims: 0,
+                resign: 0.0,
+                seed: 1,
+                rave: 1000.0,
+                exploration: 0.25,
+            })
+            .unwrap()
+        }
+
+        /// What a failed command must leave unchanged.
+        fn snapshot(e: &Engine) -> (String, usize, Player, f32) {
+            (
+                e.game.to_string(),
+                e.record.moves.len(),
+                e.game.to_move(),
+                e.game.rules().komi,
+            )
+        }
+
+        // Fuzzing (see `scripts/fuzz.sh`): a stream of GTP commands, well-formed or not,
+        // is answered line by line without a panic; a `?` reply changes nothing; the
+        // record printsgf writes always replays to the board shown.
+        proptest! {
+            #[test]
+            fn fuzz_gtp_stream(lines in proptest::collection::vec(line(), 1..40)) {
+                let mut engine = fresh();
+                for line in &lines {
+                    let Some((_, command, words)) = parse_line(line) else { continue };
+                    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+                    let before = snapshot(&engine);
+                    if engine.execute(&command, &words).is_err() {
+                        prop_assert_eq!(snapshot(&engine), before, "{}", line);
+                    }
+                    let sgf = engine.to_sgf();
+                    let replayed = sgf.replay();
+                    prop_assert!(replayed.is_ok(), "{}: {:?}\n{}", line, replayed.err(), sgf.to_sgf());
+                    if let Ok(board) = replayed {
+                        prop_assert_eq!(board.to_string(), engine.game.to_string(), "{}", sgf.to_sgf());
+                    }
+                }
+            }
+
+            #[test]
+            fn fuzz_gtp_line_preprocessing(line in "\\PC{0,40}|[0-9 #\\t\\x00-\\x1f]{0,20}") {
+                if let Some((_, command, words)) = parse_line(&line) {
+                    prop_assert!(!command.contains(char::is_whitespace));
+                    prop_assert!(words.iter().all(|w| !w.is_empty() && !w.contains(char::is_control)));
+                }
+            }
+        }
     }
 }

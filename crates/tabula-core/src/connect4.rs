@@ -569,4 +569,28 @@ mod tests {
             prop_assert_eq!(g.mirrored().key(), geo.mirror(g.key()));
         }
     }
+
+    // Fuzzing (see `scripts/fuzz.sh`): any move string is read or refused, naming the
+    // move, without a panic; a refused move leaves the position as it was.
+    proptest! {
+        #[test]
+        fn fuzz_connect4_move_strings(
+            text in "[0-9a-z \\t\\n+-]{0,50}|\\PC{0,20}",
+            w in 4usize..=9,
+            h in 4usize..=8,
+        ) {
+            let Ok(geo) = Geometry::new(w, h) else { return Ok(()) };
+            match ConnectFour::from_moves(geo, &text) {
+                Ok(g) => prop_assert!(g.ply() <= text.trim().chars().count()),
+                Err(e) => prop_assert!(e.to_string().contains("move"), "{}", e),
+            }
+            let mut g = ConnectFour::with_geometry(geo);
+            for word in text.split_whitespace() {
+                let before = g;
+                if g.play_text(word).is_err() {
+                    prop_assert_eq!(g, before);
+                }
+            }
+        }
+    }
 }

@@ -722,4 +722,77 @@ mod tests {
         let e = g.replay().unwrap_err().to_string();
         assert!(e.contains("move 2"), "{e}");
     }
+
+    /// Fuzzing (see `scripts/fuzz.sh`): any text is read or refused without a panic;
+    /// what is read replays or is refused, and writes back to the same record.
+    mod fuzz {
+        use super::*;
+        use proptest::collection::vec;
+        use proptest::prelude::*;
+
+        fn token() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("(".to_string()),
+                Just(")".to_string()),
+                Just(";".to_string()),
+                Just("\n".to_string()),
+                "(B|W|AB|AW|AE|PL|C|SZ|KM|HA|RU|GM|XY)",
+                "\\[[a-u]{0,2}\\]",
+                "\\[[0-9.e-]{0,5}\\]",
+                "\\[[^\\]]{0,6}\\]",
+                "(SZ\\[(1|2|5|9|19|20)\\]|KM\\[(6.5|nan|-1e9)\\]|RU\\[(Tromp-Taylor|Japanese)\\]|PL\\[[BWX]\\]|HA\\[[0-9]\\])",
+                any::<char>().prop_map(String::from),
+            ]
+        }
+
+        /// A plausible game: SZ, then nodes of moves and setup on the board.
+        fn node(size: usize) -> impl Strategy<Value = String> {
+            let point = (0..size + 1, 0..size + 1).prop_map(move |(c, r)| {
+                if c == size {
+                    String::new() // a pass (or an error for setup)
+                } else {
+                    point_text((r, c))
+                }
+            });
+            (0u8..7, vec(point, 1..4)).prop_map(|(kind, pts)| {
+                let tag = ["B", "W", "AB", "AW", "AE", "B", "W"][kind as usize];
+                let values: String = if tag.len() == 1 {
+                    format!("[{}]", pts[0])
+                } else {
+                    pts.iter().map(|p| format!("[{p}]")).collect()
+                };
+                format!(";{tag}{values}")
+            })
+        }
+
+        fn check(text: &str) -> Result<(), TestCaseError> {
+            let Ok(game) = SgfGame::parse(text) else {
+                return Ok(());
+            };
+            let replayed = game.replay();
+            let written = game.to_sgf();
+            let again = SgfGame::parse(&written);
+            prop_assert_eq!(again.as_ref().ok(), Some(&game), "{}", written);
+            if let (Ok(a), Ok(b)) = (&replayed, again.map(|g| g.replay())) {
+                prop_assert_eq!(a.to_string(), b.map(|b| b.to_string()).unwrap_or_default());
+            }
+            Ok(())
+        }
+
+        proptest! {
+            #[test]
+            fn fuzz_sgf_text(tokens in vec(token(), 0..80)) {
+                check(&format!("(;{}", tokens.concat()))?;
+                check(&tokens.concat())?;
+            }
+
+            #[test]
+            fn fuzz_sgf_games(
+                (size, nodes) in (1usize..=19).prop_flat_map(|n| (Just(n), vec(node(n), 0..60)))
+            ) {
+                check(&format!("(;SZ[{size}]RU[Tromp-Taylor]{})", nodes.concat()))?;
+                check(&format!("(;SZ[{size}]{})", nodes.concat()))?;
+            }
+        }
+    }
 }

@@ -247,4 +247,49 @@ mod tests {
             assert!(e.contains(want), "{text:?}: {e}");
         }
     }
+
+    mod fuzz {
+        use super::*;
+        use crate::exact::ExactSolver;
+        use proptest::prelude::*;
+
+        // Fuzzing (see `scripts/fuzz.sh`): any text is read or refused without a
+        // panic; a position read writes back to itself, and the exact solver answers
+        // it or refuses it as inconsistent.
+        proptest! {
+            #[test]
+            fn fuzz_mines_position_files(
+                (w, h, mines, cells) in (1usize..8, 1usize..8, 0usize..12).prop_flat_map(|(w, h, m)| {
+                    (Just(w), Just(h), Just(m), proptest::collection::vec(
+                        prop_oneof![8 => Just('.'), 1 => Just('F'), 6 => proptest::char::range('0', '3'), 1 => Just('*')],
+                        w * h,
+                    ))
+                }),
+                noise in "(|x|\\n|#|  |\\PC)",
+                at in 0usize..200,
+            ) {
+                let mut text = format!("{w}x{h} {mines}\n");
+                for row in cells.chunks(w) {
+                    text.extend(row);
+                    text.push('\n');
+                }
+                let mut cut = at.min(text.len());
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text.insert_str(cut, &noise);
+                let Ok(view) = View::parse(&text) else { return Ok(()) };
+                prop_assert_eq!(View::parse(&view.to_string()).ok(), Some(view.clone()));
+                if let Ok(p) = ExactSolver::with_budget(100_000).solve(&view) {
+                    for i in view.hidden() {
+                        let q = p.p[i];
+                        prop_assert!((0.0..=1.0).contains(&q), "{}", q);
+                    }
+                    for &i in p.safe.iter().chain(&p.mines) {
+                        prop_assert!(view.cells()[i].is_hidden());
+                    }
+                }
+            }
+        }
+    }
 }

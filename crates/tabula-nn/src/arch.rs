@@ -51,7 +51,14 @@ impl Architecture {
     /// The tower named by a preset (`seed`, `small`, `medium`, `large`, `huge`) or by
     /// `BLOCKSxCHANNELS` (e.g. `6x64`).
     pub fn preset<G: Game>(game: &G, name: &str) -> Result<Architecture, NnError> {
-        let (blocks, channels) = match name {
+        let (blocks, channels) = Self::preset_size(name)?;
+        Ok(Architecture::for_game(game, blocks, channels))
+    }
+
+    /// The (blocks, channels) a preset or `BLOCKSxCHANNELS` name stands for, or why the
+    /// name is not one.
+    pub fn preset_size(name: &str) -> Result<(usize, usize), NnError> {
+        Ok(match name {
             // Seed 000's net: three 3x3 convolutions of 16 channels (the stem and one block).
             "seed" => (1, 16),
             "small" => (2, 32),
@@ -64,8 +71,31 @@ impl Architecture {
                     "unknown network size {other:?}: use seed, small, medium, large, huge or BLOCKSxCHANNELS such as 6x64"
                 ))
             })?,
-        };
-        Ok(Architecture::for_game(game, blocks, channels))
+        })
+    }
+
+    /// Checks that every dimension lies in a range a real network has (a file may say
+    /// anything; products of these numbers size allocations and must not overflow).
+    pub fn validate(&self) -> Result<(), NnError> {
+        let limits = [
+            ("planes", self.planes, 1, 1024),
+            ("height", self.height, 1, 64),
+            ("width", self.width, 1, 64),
+            ("actions", self.actions, 1, 64 * 64 + 1),
+            ("blocks", self.blocks, 0, 1024),
+            ("channels", self.channels, 1, 4096),
+            ("policy_channels", self.policy_channels, 1, 4096),
+            ("value_channels", self.value_channels, 1, 4096),
+            ("value_hidden", self.value_hidden, 1, 65_536),
+        ];
+        for (name, value, lo, hi) in limits {
+            if !(lo..=hi).contains(&value) {
+                return Err(NnError::Architecture(format!(
+                    "{name} = {value} is outside {lo}..={hi}"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Board points (`height * width`).

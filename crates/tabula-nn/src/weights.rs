@@ -143,6 +143,10 @@ impl WeightFile {
 
     /// A burn model on `device` holding these weights.
     pub fn to_model(&self, device: &Device) -> Result<PolicyValueNet, NnError> {
+        // The model is allocated from the architecture the file states: check first
+        // that its tensors are that architecture, so that a file claiming a huge
+        // network is refused instead of exhausting memory.
+        crate::infer::Network::from_weights(self)?;
         let model = PolicyValueNet::new(&self.arch, device);
         self.load_into(model, device)
     }
@@ -269,6 +273,8 @@ impl WeightFile {
         }
         let arch: Architecture = serde_json::from_str(get("architecture")?)
             .map_err(|e| format!("bad architecture metadata: {e}"))?;
+        arch.validate()
+            .map_err(|e| format!("bad architecture metadata: {e}"))?;
         let file = SafeTensors::deserialize(bytes).map_err(|e| format!("bad tensors ({e})"))?;
         let mut tensors = Vec::new();
         for (name, view) in file.tensors() {
@@ -370,12 +376,85 @@ mod tests {
         let mut bytes = file.to_bytes().unwrap();
         bytes.truncate(bytes.len() - 10);
         assert!(WeightFile::from_bytes(&bytes).is_err());
+        // an architecture whose numbers overflow (found by fuzz_weight_file_architecture)
+        let mut huge = file.clone();
+        huge.arch.height = usize::MAX;
+        let err = WeightFile::from_bytes(&huge.to_bytes().unwrap()).unwrap_err();
+        assert!(err.contains("height"), "{err}");
         // non-finite weights are refused at load
         for bad in [f32::NAN, f32::INFINITY] {
             let mut poisoned = file.clone();
             poisoned.tensors[0].data[0] = bad;
             let err = WeightFile::from_bytes(&poisoned.to_bytes().unwrap()).unwrap_err();
             assert!(err.contains("non-finite"), "{err}");
+        }
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn valid_bytes() -> Vec<u8> {
+            let game = TicTacToe::new();
+            let arch = Architecture::preset(&game, "seed").unwrap();
+            let model = PolicyValueNet::new(&arch, &Device::default());
+            WeightFile::from_model(&model, &arch, &game.name())
+                .to_bytes()
+                .unwrap()
+        }
+
+        fn check(bytes: &[u8]) {
+            if let Ok(file) = WeightFile::from_bytes(bytes) {
+                if crate::infer::Network::from_weights(&file).is_ok() {
+                    let _ = file.to_model(&Device::default());
+                }
+            }
+        }
+
+        // Fuzzing (see `scripts/fuzz.sh`): a damaged or hostile safetensors file —
+        // header length, header JSON, architecture metadata, tensor table — is refused
+        // or read without a panic or an allocation the file does not justify.
+        proptest! {
+            #[test]
+            fn fuzz_weight_file_headers(
+                edits in proptest::collection::vec((0usize..4096, any::<u8>()), 0..8),
+                length in prop_oneof![Just(None), any::<u64>().prop_map(Some)],
+                truncate in prop_oneof![Just(None), (0usize..5000).prop_map(Some)],
+            ) {
+                let mut bytes = valid_bytes();
+                let header = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize + 8;
+                for (at, b) in edits {
+                    let i = at % header;
+                    bytes[i] = b;
+                }
+                if let Some(l) = length {
+                    bytes[..8].copy_from_slice(&l.to_le_bytes());
+                }
+                if let Some(t) = truncate {
+                    bytes.truncate(t.min(bytes.len()));
+                }
+                check(&bytes);
+            }
+
+            #[test]
+            fn fuzz_weight_file_architecture(
+                field in prop_oneof![
+                    Just("planes"), Just("height"), Just("width"), Just("actions"),
+                    Just("blocks"), Just("channels"), Just("policy_channels"),
+                    Just("value_channels"), Just("value_hidden"),
+                ],
+                value in prop_oneof![Just(0u64), Just(1), Just(u32::MAX as u64), Just(u64::MAX), 0u64..100_000],
+            ) {
+                let game = TicTacToe::new();
+                let arch = Architecture::preset(&game, "seed").unwrap();
+                let model = PolicyValueNet::new(&arch, &Device::default());
+                let mut file = WeightFile::from_model(&model, &arch, &game.name());
+                let mut json = serde_json::to_value(&file.arch).unwrap();
+                json[field] = serde_json::json!(value);
+                let Ok(arch) = serde_json::from_value(json) else { return Ok(()) };
+                file.arch = arch;
+                check(&file.to_bytes().unwrap());
+            }
         }
     }
 }

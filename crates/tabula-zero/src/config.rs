@@ -251,6 +251,8 @@ impl ZeroConfig {
         let s = &self.selfplay;
         let bad = |m: &str| Err(ZeroError::Config(m.to_string()));
         self.search.validate().map_err(ZeroError::Config)?;
+        tabula_nn::Architecture::preset_size(&self.net.size)
+            .map_err(|e| ZeroError::Config(format!("net.size: {e}")))?;
         if s.games == 0 || s.simulations == 0 {
             return bad("selfplay.games and selfplay.simulations must be positive");
         }
@@ -390,6 +392,7 @@ mod tests {
             "[net.optimizer]\nlearning_rate = 1e30\n",
             "[net.optimizer]\nlearning_rate = nan\n",
             "[gate]\nthreshold = 1.5\n",
+            "[net]\nsize = \"99999x99999\"\n",
         ] {
             let err = ZeroConfig::from_toml(bad, &ttt).unwrap_err();
             let key = bad
@@ -415,5 +418,77 @@ mod tests {
         assert_eq!(c.search.fpu_reduction, 0.1);
         assert_eq!(c.search.leaves_per_search, 2);
         assert!(c.to_toml().contains("[search]"));
+    }
+
+    mod fuzz {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn key() -> impl Strategy<Value = &'static str> {
+            prop_oneof![
+                Just("iterations"),
+                Just("seed"),
+                Just("time_limit_s"),
+                Just("game"),
+                Just("[search]\nc_puct"),
+                Just("[search]\nleaves_per_search"),
+                Just("[search]\nfpu_reduction"),
+                Just("[search]\neval_batch"),
+                Just("[selfplay]\ngames"),
+                Just("[selfplay]\ntemperature"),
+                Just("[selfplay]\nparallel_games"),
+                Just("[selfplay]\nsimulations"),
+                Just("[selfplay]\nvalue_mix"),
+                Just("[selfplay]\nc_puct"),
+                Just("[net]\nsteps"),
+                Just("[net]\nsize"),
+                Just("[net]\nbatch_size"),
+                Just("[net]\nreplay_window"),
+                Just("[net.optimizer]\nlearning_rate"),
+                Just("[net.optimizer]\nmomentum"),
+                Just("[gate]\nthreshold"),
+                Just("[gate]\nenabled"),
+                Just("[eval]\nevery"),
+                Just("[nonsense]\nx"),
+            ]
+        }
+
+        fn value() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just("nan".to_string()),
+                Just("inf".to_string()),
+                Just("-inf".to_string()),
+                Just("-1".to_string()),
+                Just("0".to_string()),
+                Just("1e308".to_string()),
+                Just("9223372036854775807".to_string()),
+                Just("true".to_string()),
+                Just("\"4x48\"".to_string()),
+                Just("\"99999x99999\"".to_string()),
+                Just("\"tictactoe\"".to_string()),
+                Just("[1, 2]".to_string()),
+                Just("{ a = 1 }".to_string()),
+                any::<i64>().prop_map(|v| v.to_string()),
+                any::<f64>().prop_map(|v| format!("{v:?}")),
+                "\\PC{0,8}",
+            ]
+        }
+
+        // Fuzzing (see `scripts/fuzz.sh`): a configuration file is read, in range, and
+        // writes back to itself — or it is refused; never a panic.
+        proptest! {
+            #[test]
+            fn fuzz_config_toml(entries in proptest::collection::vec((key(), value()), 0..6)) {
+                let ttt = ZeroConfig::for_game("tictactoe", "").unwrap();
+                let text: String = entries
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}\n"))
+                    .collect();
+                if let Ok(c) = ZeroConfig::from_toml(&text, &ttt) {
+                    prop_assert!(c.validate().is_ok());
+                    prop_assert_eq!(ZeroConfig::from_toml(&c.to_toml(), &ttt).ok(), Some(c));
+                }
+            }
+        }
     }
 }
