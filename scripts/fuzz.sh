@@ -34,7 +34,8 @@ for t in $TARGETS; do
     # shellcheck disable=SC2086
     if ! out=$(PROPTEST_CASES=$BATCH cargo test -q --profile ci -p "$pkg" $kind "$name" 2>&1); then
       result=FAILED
-      printf '%s\n' "$out" | grep -A25 'minimal failing input' >&2
+      printf '%s\n' "$out" | grep -A25 'minimal failing input' >&2 ||
+        printf '%s\n' "$out" | tail -20 >&2
       status=1
       break
     fi

@@ -7,12 +7,10 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_search::stats::median;
-use tabula_search::Uct;
+use tabula_search::{Knowledge, Light, Uct, UctConfig};
 
 /// Measure speed.
 #[derive(Args)]
@@ -48,14 +46,30 @@ struct PlayoutBench {
     /// Seed of the playouts.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// `light` (uniformly random moves) or `heavy` (the game's playout policy, for
+    /// games that have one: Go).
+    #[arg(long, default_value = "light")]
+    policy: String,
 }
 
-struct Playouts(f64, u64);
+struct Playouts(f64, u64, bool);
 
 impl GameVisitor for Playouts {
-    type Output = ();
-    fn visit<G: Capabilities>(self, game: G) {
-        let mut rng = ChaCha8Rng::seed_from_u64(self.1);
+    type Output = Result<()>;
+    fn visit<G: Capabilities>(self, game: G) -> Result<()> {
+        let knowledge: Box<dyn Knowledge<G>> = if self.2 {
+            game.uct_knowledge()
+                .ok_or_else(|| anyhow::anyhow!("{} has no heavy playouts", game.name()))?
+        } else {
+            Box::new(Light)
+        };
+        let mut uct = Uct::with_knowledge(
+            UctConfig {
+                seed: self.1,
+                ..UctConfig::default()
+            },
+            knowledge,
+        );
         let mut rates = Vec::new();
         let (mut total_games, mut total_moves) = (0u64, 0u64);
         for _ in 0..5 {
@@ -64,7 +78,7 @@ impl GameVisitor for Playouts {
             while start.elapsed().as_secs_f64() < self.0 / 5.0 {
                 for _ in 0..32 {
                     let mut g = game.clone();
-                    Uct::<G>::playout(&mut g, &mut rng);
+                    uct.playout_with_knowledge(&mut g);
                     total_moves += (g.ply() - game.ply()) as u64;
                     games += 1;
                 }
@@ -74,7 +88,10 @@ impl GameVisitor for Playouts {
         }
         let median = median(&mut rates);
         println!("game:            {}", game.name());
-        println!("playouts/s:      {median:.0} (median of 5 runs, one thread)");
+        println!(
+            "playouts/s:      {median:.0} ({} playouts; median of 5 runs, one thread)",
+            if self.2 { "heavy" } else { "light" }
+        );
         println!(
             "moves/playout:   {:.1}",
             total_moves as f64 / total_games.max(1) as f64
@@ -83,6 +100,7 @@ impl GameVisitor for Playouts {
             "moves/s:         {:.0}",
             median * total_moves as f64 / total_games.max(1) as f64
         );
+        Ok(())
     }
 }
 
@@ -122,7 +140,12 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
                 Some(n) => format!("{}:{n}", b.game.split(':').next().unwrap_or("go")),
                 None => b.game.clone(),
             };
-            registry::visit(&spec, Playouts(b.seconds.max(0.05), b.seed))?;
+            let heavy = match b.policy.as_str() {
+                "light" => false,
+                "heavy" => true,
+                other => anyhow::bail!("--policy must be light or heavy, not {other:?}"),
+            };
+            registry::visit(&spec, Playouts(b.seconds.max(0.05), b.seed, heavy))??;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -4,7 +4,8 @@
 //! A malformed or illegal command is answered with `?` and leaves the engine's state
 //! as it was. This file only speaks the protocol: `genmove` asks the library's Go bot
 //! (`tabula_search::go_bot`), which owns the clock, the pass and resign policy and the
-//! clean-up phase, over the best Go player Tabula has (UCT with light playouts).
+//! clean-up phase, over the best Go player Tabula has (UCT with heavy playouts and priors,
+//! `tabula_search::go_knowledge`).
 
 use std::fs;
 use std::io::{self, Write};
@@ -12,9 +13,15 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use tabula_core::go::patterns::PatternWeights;
+use tabula_core::go::playout::HeavyPolicy;
 use tabula_core::sgf::{SgfGame, SgfMove};
 use tabula_core::{Game, Go, GoRules, Player};
 use tabula_search::go_bot::{Decision, GoBot, GoPlayer, RandomPlayer, ResignPolicy, UctPlayer};
+use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::time_control::TimeControl;
 use tabula_search::UctConfig;
 
@@ -50,6 +57,18 @@ pub struct GtpArgs {
     /// UCB exploration constant.
     #[arg(long, default_value_t = 0.25)]
     exploration: f64,
+    /// Playouts: `heavy` (answers to ataris, nakade, learned 3x3 patterns, no big
+    /// self-ataris) or `light` (uniformly random moves that do not fill own eyes).
+    #[arg(long, default_value = "heavy")]
+    playouts: String,
+    /// No priors for new tree nodes (by default they start from pattern and tactics
+    /// knowledge).
+    #[arg(long)]
+    no_priors: bool,
+    /// 3x3 pattern weights (`tabula go-patterns` writes them; default: the shipped
+    /// models/go-patterns.txt).
+    #[arg(long)]
+    patterns: Option<std::path::PathBuf>,
 }
 
 const COMMANDS: &[&str] = &[
@@ -77,6 +96,36 @@ const COMMANDS: &[&str] = &[
     "time_left",
     "kgs-genmove_cleanup",
 ];
+
+/// The playout policy (`heavy` or `light`), priors and pattern weights (a file, or the
+/// shipped ones) the options ask for.
+pub fn knowledge(
+    playouts: &str,
+    priors: bool,
+    patterns: Option<&std::path::Path>,
+) -> Result<GoKnowledge> {
+    let weights = match patterns {
+        Some(path) => {
+            let text =
+                fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+            Arc::new(PatternWeights::parse(&text).with_context(|| path.display().to_string())?)
+        }
+        None => PatternWeights::shipped(),
+    };
+    let playouts = match playouts {
+        "heavy" => Some(HeavyPolicy {
+            weights,
+            ..HeavyPolicy::default()
+        }),
+        "light" => None,
+        other => anyhow::bail!("--playouts must be heavy or light, not {other:?}"),
+    };
+    Ok(GoKnowledge {
+        playouts,
+        priors,
+        ..GoKnowledge::default()
+    })
+}
 
 /// The engine's state.
 pub struct Engine {
@@ -122,6 +171,7 @@ impl Engine {
                     },
                     ..UctConfig::default()
                 },
+                knowledge: knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref())?,
             }),
         };
         let resign = ResignPolicy {
@@ -192,8 +242,9 @@ impl Engine {
         }
     }
 
-    fn final_score(&self) -> String {
-        Go::score_text(self.game.score())
+    /// The area score with the stones the bot reads as dead taken off.
+    fn final_score(&mut self) -> String {
+        Go::score_text(self.bot.without_dead_stones(&self.game).score())
     }
 
     fn to_sgf(&self) -> SgfGame {
@@ -300,17 +351,31 @@ impl Engine {
             "final_score" => Ok(self.final_score()),
             "final_status_list" => {
                 n_args(1)?;
-                // Tromp-Taylor: every stone on the board counts as alive.
+                // Dead: what the player's playouts own for the other colour; no seki
+                // is told apart (it counts as alive).
+                let list = |stones: Vec<u16>| {
+                    stones
+                        .into_iter()
+                        .map(|a| self.game.format_move(a))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
                 match args[0] {
                     "alive" => {
+                        let dead = self.bot.dead_stones(&self.game);
                         let n = self.game.size();
-                        let stones: Vec<String> = (0..n * n)
+                        let alive = (0..n * n)
                             .filter(|&a| self.game.stone(a / n, a % n).is_some())
-                            .map(|a| self.game.format_move(a as u16))
+                            .map(|a| a as u16)
+                            .filter(|a| !dead.contains(a))
                             .collect();
-                        Ok(stones.join(" "))
+                        Ok(list(alive))
                     }
-                    "dead" | "seki" => Ok(String::new()),
+                    "dead" => {
+                        let dead = self.bot.dead_stones(&self.game);
+                        Ok(list(dead))
+                    }
+                    "seki" => Ok(String::new()),
                     other => Err(format!("unknown status {other:?}")),
                 }
             }
@@ -580,6 +645,9 @@ mod tests {
                 seed: 1,
                 rave: 1000.0,
                 exploration: 0.25,
+                playouts: "light".into(),
+                no_priors: true,
+                patterns: None,
             })
             .unwrap()
         }

@@ -9,6 +9,7 @@ mod bench;
 mod bench_nn;
 mod book;
 mod evaluators;
+mod go_patterns;
 mod gtp;
 mod input;
 mod matches;
@@ -54,6 +55,8 @@ enum Command {
     Gtp(gtp::GtpArgs),
     /// Play Go matches between two GTP engines with a referee (e.g. against GnuGo).
     Match(matches::MatchArgs),
+    /// Learn the Go playouts' 3x3 pattern weights from the engine's own games.
+    GoPatterns(go_patterns::GoPatternsArgs),
     /// Build a Connect Four opening book with the solver.
     Book(book::BookArgs),
     /// Minesweeper: play, solve a saved position, benchmark the agent.
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Book(a) => book::run(a),
         Command::Gtp(a) => gtp::run(a),
         Command::Match(a) => matches::run(a),
+        Command::GoPatterns(a) => go_patterns::run(a),
     };
     match result {
         Ok(code) => code,

@@ -193,3 +193,30 @@ fn free_handicap_cannot_fill_the_board() {
     assert!(s.contains("?2 bad vertex list"), "{s}");
     assert!(s.contains("=3"), "{s}");
 }
+
+#[test]
+fn dead_stones_are_found_counted_and_cleaned_up() {
+    // 7x7: Black's wall on column B, White's on column C, and a White stone at A4 in
+    // Black's one-point-wide corridor, which cannot live
+    let mut input = String::from("boardsize 7\nclear_board\nkomi 0.5\n");
+    for row in 1..=7 {
+        input.push_str(&format!("play b B{row}\nplay w C{row}\n"));
+    }
+    input.push_str("play w A4\nfinal_status_list dead\nfinal_score\nkgs-genmove_cleanup b\nquit\n");
+    let out = tabula(&["gtp", "--move-time", "0.2"], &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let replies: Vec<String> = text(&out.stdout)
+        .split("\n\n")
+        .map(|r| r.trim().to_string())
+        .collect();
+    let n = replies.len();
+    assert!(n >= 5, "{replies:?}");
+    // boardsize, clear_board, komi, 14 plays, A4 — then the three questions
+    assert_eq!(replies[18], "= A4", "{replies:?}");
+    // Black: columns A and B (14); White: C to G (35); komi 0.5
+    assert_eq!(replies[19], "= W+21.5", "{replies:?}");
+    assert!(
+        replies[20] == "= A3" || replies[20] == "= A5",
+        "clean-up fills a liberty of the dead stone: {replies:?}"
+    );
+}

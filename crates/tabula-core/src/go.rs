@@ -16,6 +16,9 @@ use crate::game::{Game, GameError, Outcome, Player};
 use crate::symmetry;
 use crate::zobrist;
 
+pub mod patterns;
+pub mod playout;
+
 const EMPTY: u8 = 0;
 const BLACK: u8 = 1;
 const WHITE: u8 = 2;
@@ -117,6 +120,9 @@ pub struct Go {
     /// before the next move replace it: a setup is one change of position, and its
     /// intermediate boards were never positions of the game.
     setup_entry: Option<usize>,
+    /// The point of the last move (`None` after a pass, a setup or at the start): where
+    /// the heavy playout policy looks first.
+    last_move: Option<usize>,
     /// The empty points (padded indices), in no order, so that playouts draw from
     /// them without scanning the whole board; `empty_at[p]` is p's place in it.
     empties: Vec<u16>,
@@ -170,6 +176,7 @@ impl Go {
             max_moves: 2 * size * size + 20,
             resigned: None,
             setup_entry: None,
+            last_move: None,
             empties: Vec::with_capacity(size * size),
             empty_at: vec![u16::MAX; points],
         };
@@ -526,6 +533,7 @@ impl Go {
     /// Enters the board a setup made into the superko history: before any move it is
     /// the game's first position; later, one entry per run of setup changes.
     fn record_setup(&mut self) {
+        self.last_move = None;
         if self.ply == 0 {
             self.seen.clear();
         }
@@ -643,27 +651,45 @@ impl Go {
     /// Tromp-Taylor area score: Black's stones and empty regions reaching only Black,
     /// minus White's, minus komi. (Mini-go: stones only.)
     pub fn score(&self) -> f32 {
-        let mut black = 0i32;
-        let mut white = 0i32;
+        let (mut black, mut white) = (0i32, 0i32);
+        for owner in self.area_owners() {
+            match owner {
+                Some(Player::First) => black += 1,
+                Some(Player::Second) => white += 1,
+                None => {}
+            }
+        }
+        black as f32 - white as f32 - self.rules.komi
+    }
+
+    /// Who each point belongs to under area scoring, row-major: a stone's colour, or
+    /// for an empty point the one colour its empty region reaches (`None`: both or
+    /// neither).
+    pub fn area_owners(&self) -> Vec<Option<Player>> {
+        let mut owners = vec![None; self.n * self.n];
         let mut visited = vec![false; self.color.len()];
+        let mut region = Vec::new();
         for r in 0..self.n {
             for c in 0..self.n {
                 let p = self.point(r, c);
                 match self.color[p] {
-                    BLACK => black += 1,
-                    WHITE => white += 1,
+                    BLACK => owners[r * self.n + c] = Some(Player::First),
+                    WHITE => owners[r * self.n + c] = Some(Player::Second),
                     EMPTY if !visited[p] => {
                         // flood the empty region and see which colours it touches
-                        let mut stack = vec![p];
+                        region.clear();
+                        region.push(p);
                         visited[p] = true;
-                        let (mut size, mut touches) = (0, 0u8);
-                        while let Some(s) = stack.pop() {
-                            size += 1;
+                        let mut touches = 0u8;
+                        let mut i = 0;
+                        while i < region.len() {
+                            let s = region[i];
+                            i += 1;
                             for q in self.neighbours(s) {
                                 match self.color[q] {
                                     EMPTY if !visited[q] => {
                                         visited[q] = true;
-                                        stack.push(q);
+                                        region.push(q);
                                     }
                                     BLACK => touches |= 1,
                                     WHITE => touches |= 2,
@@ -671,17 +697,20 @@ impl Go {
                                 }
                             }
                         }
-                        match touches {
-                            1 => black += size,
-                            2 => white += size,
-                            _ => {}
+                        let owner = match touches {
+                            1 => Some(Player::First),
+                            2 => Some(Player::Second),
+                            _ => None,
+                        };
+                        for &s in &region {
+                            owners[self.point_action(s) as usize] = owner;
                         }
                     }
                     _ => {}
                 }
             }
         }
-        black as f32 - white as f32 - self.rules.komi
+        owners
     }
 
     /// An empty point whose neighbours are all `me` (or the edge) and whose diagonals
@@ -829,10 +858,12 @@ impl Game for Go {
         self.ko_point = None;
         if mv == self.pass() {
             self.passes += 1;
+            self.last_move = None;
             return;
         }
         self.passes = 0;
         let p = self.action_point(mv);
+        self.last_move = Some(p);
         self.place_stone(p, me);
         let mut captured = 0;
         let mut single_capture = None;
@@ -966,6 +997,10 @@ impl Game for Go {
         t.captures = self.captures;
         t.max_moves = self.max_moves;
         t.resigned = self.resigned;
+        t.last_move = self.last_move.map(|p| {
+            let a = self.transform_action(sym, self.point_action(p) as usize);
+            t.point(a / self.n, a % self.n)
+        });
         t.ko_point = self.ko_point.map(|k| {
             let a = self.transform_action(sym, self.point_action(k) as usize);
             t.point(a / self.n, a % self.n)

@@ -8,6 +8,8 @@ use tabula_connect4::{BookError, Solver, SolverAgent, TableTooLarge};
 use tabula_core::{ConnectFour, Game, Go, MiniGo, TicTacToe};
 use tabula_search::agent::{Agent, NegamaxAgent};
 use tabula_search::exact::{EvalSet, ExactSolver};
+use tabula_search::go_knowledge::GoKnowledge;
+use tabula_search::uct::Knowledge;
 
 /// Why a capability a game offers could not deliver.
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +89,12 @@ pub trait Capabilities: Game {
     /// Whether exhaustive negamax finishes in reasonable time from the start.
     fn exhaustive_search_is_practical(&self) -> bool {
         false
+    }
+
+    /// Knowledge for UCT beyond the rules (heavy playouts, priors), if the game has
+    /// any; UCT otherwise plays light random playouts.
+    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
+        None
     }
 }
 
@@ -226,6 +234,10 @@ every = 0
 impl Capabilities for Go {
     fn training_defaults(&self) -> &'static str {
         GO_TRAINING
+    }
+
+    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
+        Some(Box::new(GoKnowledge::default()))
     }
 }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use tabula_core::{Game, Go, Player};
 
+use crate::go_knowledge::{dead_stones, ownership, GoKnowledge};
 use crate::time_control::TimeControl;
 use crate::uct::{Uct, UctConfig};
 
@@ -28,6 +29,12 @@ pub trait GoPlayer {
     fn name(&self) -> String;
     /// Searches `pos` (the side to move plays) for at most `budget`, seeded by `seed`.
     fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer;
+
+    /// Who owns each point at the end, as the player's playouts see it (+1 Black to
+    /// −1 White, row-major), if it can tell.
+    fn ownership(&mut self, _pos: &Go, _seed: u64) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 impl<P: GoPlayer + ?Sized> GoPlayer for Box<P> {
@@ -37,12 +44,17 @@ impl<P: GoPlayer + ?Sized> GoPlayer for Box<P> {
     fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer {
         (**self).search(pos, budget, seed)
     }
+    fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
+        (**self).ownership(pos, seed)
+    }
 }
 
 /// UCT (with RAVE) over the game's playouts.
 pub struct UctPlayer {
     /// The search's settings; `time_limit` and `seed` are set per move.
     pub config: UctConfig,
+    /// Playout policy and priors.
+    pub knowledge: GoKnowledge,
 }
 
 impl GoPlayer for UctPlayer {
@@ -56,14 +68,21 @@ impl GoPlayer for UctPlayer {
             seed,
             ..self.config
         };
-        let result = Uct::new(config).search(pos);
+        let result = Uct::with_knowledge(config, self.knowledge.clone()).search(pos);
         Answer {
             action: result.best,
             win_rate: Some(result.win_rate),
             simulations: result.simulations,
         }
     }
+
+    fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
+        Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
+    }
 }
+
+/// Playouts behind an ownership estimate (dead stones, clean-up, final score).
+const OWNERSHIP_PLAYOUTS: usize = 400;
 
 /// A random playout move (it does not fill its own eyes): a sparring partner.
 pub struct RandomPlayer;
@@ -151,6 +170,71 @@ impl<P: GoPlayer> GoBot<P> {
         self.games += 1;
     }
 
+    fn seed_for(&self, salt: u64) -> u64 {
+        tabula_core::zobrist::mix(self.seed ^ (self.games << 32) ^ salt)
+            .wrapping_add(self.moves_searched)
+    }
+
+    /// The stones the player's ownership estimate reads as dead (none if it cannot
+    /// tell), as actions.
+    pub fn dead_stones(&mut self, game: &Go) -> Vec<u16> {
+        let seed = self.seed_for(0xdead);
+        match self.player.ownership(game, seed) {
+            Some(own) => dead_stones(game, &own),
+            None => Vec::new(),
+        }
+    }
+
+    /// The position with the dead stones taken off (what the final score counts).
+    pub fn without_dead_stones(&mut self, game: &Go) -> Go {
+        let mut g = game.clone();
+        let n = g.size();
+        for a in self.dead_stones(game) {
+            let a = a as usize;
+            // the points are on the board, so this cannot fail
+            let _ = g.set_setup_point(a / n, a % n, None);
+        }
+        g
+    }
+
+    /// A clean-up move: a capture or a liberty of an opponent chain the ownership
+    /// reads as dead (never a self-atari of a group or an own eye), or a pass when none
+    /// is left; without an ownership estimate, any capture.
+    fn cleanup_move(&mut self, pos: &Go) -> Option<u16> {
+        let seed = self.seed_for(0xc1ea);
+        let Some(own) = self.player.ownership(pos, seed) else {
+            return pos.capturing_moves().first().copied();
+        };
+        let n = pos.size();
+        let me = pos.to_move();
+        let dead: Vec<u16> = dead_stones(pos, &own)
+            .into_iter()
+            .filter(|&a| pos.stone(a as usize / n, a as usize % n) == Some(me.other()))
+            .collect();
+        if dead.is_empty() {
+            return Some(pos.pass());
+        }
+        let mut liberties: Vec<u16> = dead
+            .iter()
+            .flat_map(|&a| pos.chain_liberty_actions(a))
+            .filter(|&a| pos.is_legal_action(a))
+            .collect();
+        liberties.sort_unstable();
+        liberties.dedup();
+        if let Some(&c) = pos.capturing_moves().iter().find(|c| liberties.contains(c)) {
+            return Some(c);
+        }
+        let features = pos.move_features(
+            &liberties,
+            &tabula_core::go::patterns::PatternWeights::shipped(),
+        );
+        liberties
+            .iter()
+            .zip(features)
+            .find(|(_, f)| !f.self_atari && !f.own_eye)
+            .map(|(&a, _)| a)
+    }
+
     /// The bot's move for `player` in `game` (as played so far: its passes count). In
     /// the `cleanup` phase (KGS `kgs-genmove_cleanup`) it never passes early and takes
     /// stones in atari first, so that dead stones leave the board.
@@ -180,9 +264,9 @@ impl<P: GoPlayer> GoBot<P> {
             return Ok(Decision::Play(pos.pass()));
         }
         // A won search is indifferent to the margin and may pass with dead stones still
-        // on the board; in clean-up, captures come first.
+        // on the board; in clean-up, the opponent's dead stones are taken off first.
         let capture = if cleanup {
-            pos.capturing_moves().first().copied()
+            self.cleanup_move(&pos)
         } else {
             None
         };
@@ -190,8 +274,7 @@ impl<P: GoPlayer> GoBot<P> {
             Some(a) => a,
             None => {
                 let budget = self.time.budget(player, pos.empty_points());
-                let seed = tabula_core::zobrist::mix(self.seed ^ (self.games << 32))
-                    .wrapping_add(self.moves_searched);
+                let seed = self.seed_for(0);
                 let answer = self.player.search(&pos, budget, seed);
                 if let Some(w) = answer.win_rate {
                     if self.resign.threshold > 0.0
@@ -333,6 +416,7 @@ mod tests {
                     exploration: 0.25,
                     ..UctConfig::default()
                 },
+                knowledge: GoKnowledge::default(),
             }) as Box<dyn GoPlayer>,
             TimeControl::new(5.0).unwrap(),
             ResignPolicy {

@@ -11,6 +11,11 @@
 //! played it later on, and blended with the node's own value by
 //! `β = √(k / (3n + k))`, which matters early (few visits) and fades as `n` grows.
 //! It helps in games where a move's value depends little on when it is played (Go).
+//!
+//! What the search knows of a game beyond its rules comes from a [`Knowledge`]: the
+//! playout policy (by default [`Game::rollout_move`], light random moves) and priors
+//! for new nodes — virtual simulations that start a move's value where knowledge
+//! says (Go's heavy playouts and 3x3 patterns: `crate::go_knowledge`).
 
 use std::time::{Duration, Instant};
 
@@ -46,6 +51,34 @@ impl Default for UctConfig {
     }
 }
 
+/// Game knowledge a UCT search uses: how playouts pick moves, and priors for new nodes.
+pub trait Knowledge<G: Game> {
+    /// The next move of a playout (`None` when the game is over).
+    fn playout_move(&self, game: &G, random: &mut dyn FnMut(usize) -> usize) -> Option<G::Move> {
+        game.rollout_move(random)
+    }
+
+    /// Virtual simulations for each of `moves` (the children of a new node, legal in
+    /// `game`): `(visits, wins for the player to move)`. Leave `out` empty for none.
+    fn priors(&self, _game: &G, _moves: &[G::Move], _out: &mut Vec<(f32, f32)>) {}
+}
+
+impl<G: Game, K: Knowledge<G> + ?Sized> Knowledge<G> for Box<K> {
+    fn playout_move(&self, game: &G, random: &mut dyn FnMut(usize) -> usize) -> Option<G::Move> {
+        (**self).playout_move(game, random)
+    }
+
+    fn priors(&self, game: &G, moves: &[G::Move], out: &mut Vec<(f32, f32)>) {
+        (**self).priors(game, moves, out)
+    }
+}
+
+/// No knowledge: light random playouts, no priors.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Light;
+
+impl<G: Game> Knowledge<G> for Light {}
+
 struct Node<M> {
     mv: Option<M>,
     /// The player who made `mv`.
@@ -60,6 +93,10 @@ struct Node<M> {
     amaf_visits: u32,
     /// Sum of their results for `mover`.
     amaf_wins: f64,
+    /// Virtual simulations from the priors, counted in the value but not in `visits`.
+    prior_visits: f32,
+    /// Their wins for `mover`.
+    prior_wins: f32,
 }
 
 /// One root move after a search.
@@ -87,20 +124,59 @@ pub struct UctResult<M> {
 }
 
 /// A UCT searcher.
-pub struct Uct<G: Game> {
+pub struct Uct<G: Game, K: Knowledge<G> = Light> {
     config: UctConfig,
     rng: ChaCha8Rng,
     nodes: Vec<Node<G::Move>>,
+    knowledge: K,
+    priors: Vec<(f32, f32)>,
 }
 
 impl<G: Game> Uct<G> {
-    /// A searcher with this configuration.
+    /// A searcher with this configuration and no game knowledge.
     pub fn new(config: UctConfig) -> Self {
+        Uct::with_knowledge(config, Light)
+    }
+
+    /// Plays `game` to its end with rollout moves; returns the outcome.
+    pub fn playout(game: &mut G, rng: &mut ChaCha8Rng) -> Option<Outcome> {
+        playout_recording(&Light, game, rng, None)
+    }
+}
+
+/// Plays `game` to its end with `knowledge`'s playout moves, recording for each
+/// player which actions it played if asked; returns the outcome.
+fn playout_recording<G: Game, K: Knowledge<G>>(
+    knowledge: &K,
+    game: &mut G,
+    rng: &mut ChaCha8Rng,
+    mut played: Option<&mut [Vec<bool>; 2]>,
+) -> Option<Outcome> {
+    let mut random = |n: usize| rng.random_range(0..n);
+    while let Some(mv) = knowledge.playout_move(game, &mut random) {
+        if let Some(p) = played.as_deref_mut() {
+            p[game.to_move().index()][game.action_of(mv)] = true;
+        }
+        game.play(mv);
+    }
+    game.outcome()
+}
+
+impl<G: Game, K: Knowledge<G>> Uct<G, K> {
+    /// A searcher with this configuration that uses `knowledge`.
+    pub fn with_knowledge(config: UctConfig, knowledge: K) -> Self {
         Uct {
             config,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             nodes: Vec::new(),
+            knowledge,
+            priors: Vec::new(),
         }
+    }
+
+    /// Plays `game` to its end with this searcher's playout policy.
+    pub fn playout_with_knowledge(&mut self, game: &mut G) -> Option<Outcome> {
+        playout_recording(&self.knowledge, game, &mut self.rng, None)
     }
 
     /// The configuration.
@@ -116,27 +192,6 @@ impl<G: Game> Uct<G> {
         }
     }
 
-    /// Plays `game` to its end with rollout moves; returns the outcome.
-    pub fn playout(game: &mut G, rng: &mut ChaCha8Rng) -> Option<Outcome> {
-        Self::playout_recording(game, rng, None)
-    }
-
-    /// A playout that also records, for each player, which actions it played.
-    fn playout_recording(
-        game: &mut G,
-        rng: &mut ChaCha8Rng,
-        mut played: Option<&mut [Vec<bool>; 2]>,
-    ) -> Option<Outcome> {
-        let mut random = |n: usize| rng.random_range(0..n);
-        while let Some(mv) = game.rollout_move(&mut random) {
-            if let Some(p) = played.as_deref_mut() {
-                p[game.to_move().index()][game.action_of(mv)] = true;
-            }
-            game.play(mv);
-        }
-        game.outcome()
-    }
-
     /// Searches from `root`.
     pub fn search(&mut self, root: &G) -> UctResult<G::Move> {
         self.nodes.clear();
@@ -150,6 +205,8 @@ impl<G: Game> Uct<G> {
             wins: 0.0,
             amaf_visits: 0,
             amaf_wins: 0.0,
+            prior_visits: 0.0,
+            prior_wins: 0.0,
         });
         let start = Instant::now();
         let mut sims = 0;
@@ -181,7 +238,15 @@ impl<G: Game> Uct<G> {
                 let moves = game.legal_moves();
                 let first = self.nodes.len() as u32;
                 let mover = game.to_move();
-                for mv in moves {
+                self.priors.clear();
+                self.knowledge.priors(&game, &moves, &mut self.priors);
+                let with_priors = self.priors.len() == moves.len();
+                for (i, mv) in moves.into_iter().enumerate() {
+                    let (prior_visits, prior_wins) = if with_priors {
+                        self.priors[i]
+                    } else {
+                        (0.0, 0.0)
+                    };
                     self.nodes.push(Node {
                         mv: Some(mv),
                         mover,
@@ -192,6 +257,8 @@ impl<G: Game> Uct<G> {
                         wins: 0.0,
                         amaf_visits: 0,
                         amaf_wins: 0.0,
+                        prior_visits,
+                        prior_wins,
                     });
                 }
                 let count = self.nodes.len() as u32 - first;
@@ -221,9 +288,9 @@ impl<G: Game> Uct<G> {
                         played[n.mover.index()][root.action_of(mv)] = true;
                     }
                 }
-                Self::playout_recording(&mut game, &mut self.rng, Some(&mut played))
+                playout_recording(&self.knowledge, &mut game, &mut self.rng, Some(&mut played))
             } else {
-                Self::playout(&mut game, &mut self.rng)
+                playout_recording(&self.knowledge, &mut game, &mut self.rng, None)
             };
             // back up
             for &i in &path {
@@ -258,12 +325,15 @@ impl<G: Game> Uct<G> {
         let n = &self.nodes[node];
         let (first, count) = (n.first_child as usize, n.child_count as usize);
         let ln_parent = (n.visits.max(1) as f64).ln();
-        // unvisited children first, in a random order
-        let offset = self.rng.random_range(0..count);
-        for k in 0..count {
-            let c = first + (offset + k) % count;
-            if self.nodes[c].visits == 0 {
-                return c;
+        // without priors, unvisited children first, in a random order (with them, the
+        // priors' virtual simulations stand in for a first visit)
+        if self.nodes[first].prior_visits == 0.0 {
+            let offset = self.rng.random_range(0..count);
+            for k in 0..count {
+                let c = first + (offset + k) % count;
+                if self.nodes[c].visits == 0 {
+                    return c;
+                }
             }
         }
         let mut best = first;
@@ -271,13 +341,13 @@ impl<G: Game> Uct<G> {
         let k = self.config.rave;
         for c in first..first + count {
             let ch = &self.nodes[c];
-            let n = ch.visits as f64;
-            let mut value = ch.wins / n;
+            let n = ch.visits as f64 + f64::from(ch.prior_visits);
+            let mut value = (ch.wins + f64::from(ch.prior_wins)) / n.max(1e-9);
             if k > 0.0 && ch.amaf_visits > 0 {
                 let beta = (k / (3.0 * n + k)).sqrt();
                 value = beta * (ch.amaf_wins / ch.amaf_visits as f64) + (1.0 - beta) * value;
             }
-            let score = value + self.config.exploration * (ln_parent / n).sqrt();
+            let score = value + self.config.exploration * (ln_parent / n.max(1.0)).sqrt();
             if score > best_score {
                 best_score = score;
                 best = c;

@@ -1,0 +1,563 @@
+//! The heavy playout policy: playouts that answer the last move the way Go players
+//! do, so that their results say something about the position.
+//!
+//! Each move, in order, each step taken with its probability and skipped when it finds
+//! nothing:
+//! 1. **Atari fights** around the last move: capture its chain if it is in atari;
+//!    save an own chain it put in atari, by capturing a neighbour in atari or by
+//!    extending when that gives two liberties or more.
+//! 2. **Nakade**: an eye space of three to five points next to the last move, enclosed
+//!    by one colour, gets its vital point (the point with the most neighbours inside).
+//! 3. **Atari** on the last move's chain when it has two liberties and the atari is
+//!    not itself a self-atari.
+//! 4. **3x3 patterns** of the empty points around the last move, drawn in proportion
+//!    to their learned weights (`PatternWeights`), against a weight for "elsewhere".
+//! 5. A **random** move that neither fills an own eye nor (with some probability)
+//!    puts two or more own stones in atari.
+//!
+//! Ko is played under the simple-ko rule (superko is not checked in playouts).
+
+use std::sync::Arc;
+
+use super::patterns::PatternWeights;
+use super::{Go, BLACK, EMPTY, WHITE};
+use crate::Game;
+
+/// Probabilities and weights of the heavy playout policy.
+#[derive(Clone, Debug)]
+pub struct HeavyPolicy {
+    /// Chance of looking for atari fights around the last move.
+    pub capture: f64,
+    /// Chance of looking for a nakade vital point.
+    pub nakade: f64,
+    /// Chance of giving atari to a two-liberty chain just played.
+    pub atari: f64,
+    /// Chance of looking at the 3x3 patterns around the last move.
+    pub pattern: f64,
+    /// The weight of "no local pattern move" against the patterns' gammas.
+    pub elsewhere: f32,
+    /// Chance of rejecting a random move that puts two or more own stones in atari.
+    pub self_atari: f64,
+    /// The 3x3 pattern weights (by default the shipped ones).
+    pub weights: Arc<PatternWeights>,
+}
+
+impl Default for HeavyPolicy {
+    fn default() -> Self {
+        HeavyPolicy {
+            capture: 0.9,
+            nakade: 0.9,
+            atari: 0.2,
+            pattern: 0.9,
+            elsewhere: 2.0,
+            self_atari: 0.95,
+            weights: PatternWeights::shipped(),
+        }
+    }
+}
+
+/// What a search's priors may know of a move, from the same knowledge as the playouts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MoveFeatures {
+    /// The pass move.
+    pub pass: bool,
+    /// The 3x3 pattern's gamma.
+    pub gamma: f32,
+    /// An answer to an atari fight around the last move (capture or escape).
+    pub fight: bool,
+    /// Captures at least one stone.
+    pub captures: bool,
+    /// Puts two or more own stones in atari without capturing.
+    pub self_atari: bool,
+    /// Fills an own eye.
+    pub own_eye: bool,
+    /// One of the eight points around the last move.
+    pub near_last: bool,
+}
+
+/// Four 8-bit random numbers from one draw, for the steps' chances (drawing each from
+/// the generator costs as much as a light playout move).
+struct Chances(u32);
+
+impl Chances {
+    fn draw(random: &mut dyn FnMut(usize) -> usize) -> Self {
+        Chances(random(1 << 32) as u32)
+    }
+
+    /// Whether step `k` (0..4) happens with probability `p` (to 1/256).
+    fn take(&self, k: u32, p: f64) -> bool {
+        p >= 1.0 || f64::from((self.0 >> (8 * k)) & 0xff) < p * 256.0
+    }
+}
+
+fn chance(random: &mut dyn FnMut(usize) -> usize, p: f64) -> bool {
+    p >= 1.0 || (random(1 << 16) as f64) < p * 65536.0
+}
+
+impl Go {
+    /// The liberty of a chain in atari (its pseudo-liberties are all one point).
+    fn single_liberty(&self, p: usize) -> usize {
+        let h = self.head[p] as usize;
+        (self.lsum[h] / u32::from(self.plibs[h].max(1))) as usize
+    }
+
+    /// Distinct liberties of the chain through `p`, up to `limit` (≤ 4) of them.
+    fn chain_liberties(&self, p: usize, limit: usize, out: &mut [usize; 4]) -> usize {
+        let mut found = 0;
+        let mut s = p;
+        loop {
+            for q in self.neighbours(s) {
+                if self.color[q] == EMPTY && !out[..found].contains(&q) {
+                    out[found] = q;
+                    found += 1;
+                    if found >= limit {
+                        return found;
+                    }
+                }
+            }
+            s = self.next[s] as usize;
+            if s == p {
+                return found;
+            }
+        }
+    }
+
+    /// Liberties (0 to 3, 3 meaning "three or more") of the chain a stone of `me` at
+    /// the empty point `p` would make, counting the stones it captures as freed.
+    fn liberties_after(&self, p: usize, me: u8) -> usize {
+        let opp = BLACK + WHITE - me;
+        let mut libs = [0usize; 4];
+        let mut found = 0;
+        let add = |q: usize, libs: &mut [usize; 4], found: &mut usize| {
+            if q != p && *found < 3 && !libs[..*found].contains(&q) {
+                libs[*found] = q;
+                *found += 1;
+            }
+        };
+        for q in self.neighbours(p) {
+            match self.color[q] {
+                EMPTY => add(q, &mut libs, &mut found),
+                c if c == opp && self.liberties(q) == 1 => add(q, &mut libs, &mut found),
+                c if c == me => {
+                    let mut theirs = [0usize; 4];
+                    let n = self.chain_liberties(q, 4, &mut theirs);
+                    for &l in &theirs[..n] {
+                        add(l, &mut libs, &mut found);
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// Whether a stone of `me` at `p` joins own stones into a chain left in atari
+    /// without capturing anything: a self-atari of two or more stones.
+    fn is_group_self_atari(&self, p: usize, me: u8) -> bool {
+        // the common case first: two empty neighbours are two liberties
+        if self
+            .neighbours(p)
+            .iter()
+            .filter(|&&q| self.color[q] == EMPTY)
+            .count()
+            >= 2
+        {
+            return false;
+        }
+        let opp = BLACK + WHITE - me;
+        let joins = self.neighbours(p).iter().any(|&q| self.color[q] == me);
+        let captures = self
+            .neighbours(p)
+            .iter()
+            .any(|&q| self.color[q] == opp && self.liberties(q) == 1);
+        joins && !captures && self.liberties_after(p, me) == 1
+    }
+
+    /// Whether a playout may play at `p`: empty, not the ko point, not suicide, not
+    /// an own eye.
+    fn playable(&self, p: usize, me: u8) -> bool {
+        self.color[p] == EMPTY
+            && self.ko_point != Some(p)
+            && !self.is_own_eye(p, me)
+            && self.would_have_liberty(p, me)
+    }
+
+    fn atari_fights(&self, last: usize, me: u8, out: &mut Vec<usize>) {
+        let opp = BLACK + WHITE - me;
+        if self.color[last] == opp && self.liberties(last) == 1 {
+            out.push(self.single_liberty(last));
+        }
+        for q in self.neighbours(last) {
+            if self.color[q] != me || self.liberties(q) != 1 {
+                continue;
+            }
+            // capture a neighbour of the chain in atari
+            let mut s = q;
+            loop {
+                for r in self.neighbours(s) {
+                    if self.color[r] == opp && self.liberties(r) == 1 {
+                        out.push(self.single_liberty(r));
+                    }
+                }
+                s = self.next[s] as usize;
+                if s == q {
+                    break;
+                }
+            }
+            // or run, if running gives two liberties
+            let l = self.single_liberty(q);
+            if self.liberties_after(l, me) >= 2 {
+                out.push(l);
+            }
+        }
+    }
+
+    /// The vital point of a small eye space next to `last`, if there is one.
+    fn nakade_point(&self, last: usize) -> Option<usize> {
+        for start in self.neighbours(last) {
+            if self.color[start] != EMPTY {
+                continue;
+            }
+            let mut region = [0usize; 6];
+            let mut size = 1;
+            region[0] = start;
+            let mut i = 0;
+            let mut border = EMPTY;
+            let mut closed = true;
+            while i < size && closed {
+                for q in self.neighbours(region[i]) {
+                    match self.color[q] {
+                        EMPTY if !region[..size].contains(&q) => {
+                            if size == region.len() {
+                                closed = false;
+                                break;
+                            }
+                            region[size] = q;
+                            size += 1;
+                        }
+                        EMPTY => {}
+                        c if c == BLACK || c == WHITE => {
+                            if border == EMPTY {
+                                border = c;
+                            } else if border != c {
+                                closed = false;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                i += 1;
+            }
+            if !closed || !(3..=5).contains(&size) || border == EMPTY {
+                continue;
+            }
+            let inside = |p: usize| {
+                self.neighbours(p)
+                    .iter()
+                    .filter(|q| region[..size].contains(q))
+                    .count()
+            };
+            let best = (0..size).map(|k| inside(region[k])).max().unwrap_or(0);
+            let mut vital = region[..size].iter().filter(|&&p| inside(p) == best);
+            if let (Some(&v), None) = (vital.next(), vital.next()) {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn atari_on_last(&self, last: usize, me: u8, out: &mut Vec<usize>) {
+        let opp = BLACK + WHITE - me;
+        if self.color[last] != opp {
+            return;
+        }
+        let mut libs = [0usize; 4];
+        if self.chain_liberties(last, 3, &mut libs) == 2 {
+            for &l in &libs[..2] {
+                if self.liberties_after(l, me) >= 2 {
+                    out.push(l);
+                }
+            }
+        }
+    }
+
+    /// The liberties of the chain at `action` (empty if the point is empty), as actions.
+    pub fn chain_liberty_actions(&self, action: u16) -> Vec<u16> {
+        let p = self.action_point(action);
+        if self.color[p] != BLACK && self.color[p] != WHITE {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut s = p;
+        loop {
+            for q in self.neighbours(s) {
+                if self.color[q] == EMPTY {
+                    let a = self.point_action(q);
+                    if !out.contains(&a) {
+                        out.push(a);
+                    }
+                }
+            }
+            s = self.next[s] as usize;
+            if s == p {
+                return out;
+            }
+        }
+    }
+
+    /// The features of each of `moves` (legal moves of this position).
+    pub fn move_features(&self, moves: &[u16], weights: &PatternWeights) -> Vec<MoveFeatures> {
+        let me = Self::colour_of(self.to_move);
+        let opp = BLACK + WHITE - me;
+        let mut fights = Vec::new();
+        if let Some(last) = self.last_move {
+            self.atari_fights(last, me, &mut fights);
+        }
+        moves
+            .iter()
+            .map(|&a| {
+                if a == self.pass() {
+                    return MoveFeatures {
+                        pass: true,
+                        gamma: 1.0,
+                        ..MoveFeatures::default()
+                    };
+                }
+                let p = self.action_point(a);
+                let near_last = self.last_move.is_some_and(|l| {
+                    let (r, c) = self.row_col(p);
+                    let (lr, lc) = self.row_col(l);
+                    p != l && r.abs_diff(lr) <= 1 && c.abs_diff(lc) <= 1
+                });
+                MoveFeatures {
+                    pass: false,
+                    gamma: weights.gamma(self.pattern_at(p, me)),
+                    fight: fights.contains(&p),
+                    captures: self
+                        .neighbours(p)
+                        .iter()
+                        .any(|&q| self.color[q] == opp && self.liberties(q) == 1),
+                    self_atari: self.is_group_self_atari(p, me),
+                    own_eye: self.is_own_eye(p, me),
+                    near_last,
+                }
+            })
+            .collect()
+    }
+
+    /// One move of a heavy playout (see the module documentation); `None` when the
+    /// game is over.
+    pub fn heavy_rollout_move(
+        &self,
+        policy: &HeavyPolicy,
+        random: &mut dyn FnMut(usize) -> usize,
+    ) -> Option<u16> {
+        if self.outcome().is_some() {
+            return None;
+        }
+        let me = Self::colour_of(self.to_move);
+        if let Some(last) = self.last_move {
+            let mut cands: Vec<usize> = Vec::new();
+            let chances = Chances::draw(random);
+            if chances.take(0, policy.capture) {
+                self.atari_fights(last, me, &mut cands);
+                cands.retain(|&p| self.playable(p, me));
+                if !cands.is_empty() {
+                    return Some(self.point_action(cands[random(cands.len())]));
+                }
+            }
+            if chances.take(1, policy.nakade) {
+                if let Some(v) = self.nakade_point(last) {
+                    if self.playable(v, me) {
+                        return Some(self.point_action(v));
+                    }
+                }
+            }
+            if chances.take(2, policy.atari) {
+                self.atari_on_last(last, me, &mut cands);
+                cands.retain(|&p| self.playable(p, me));
+                if !cands.is_empty() {
+                    return Some(self.point_action(cands[random(cands.len())]));
+                }
+            }
+            if chances.take(3, policy.pattern) {
+                let s = self.stride;
+                let around = [
+                    last - s - 1,
+                    last - s,
+                    last - s + 1,
+                    last - 1,
+                    last + 1,
+                    last + s - 1,
+                    last + s,
+                    last + s + 1,
+                ];
+                let mut gammas = [0f32; 8];
+                let mut total = 0f32;
+                for (k, &q) in around.iter().enumerate() {
+                    if self.playable(q, me) {
+                        gammas[k] = policy.weights.gamma(self.pattern_at(q, me));
+                        total += gammas[k];
+                    }
+                }
+                if total > 0.0 {
+                    let scale = 1 << 20;
+                    let r = random(scale) as f32 / scale as f32 * (total + policy.elsewhere);
+                    let mut acc = 0.0;
+                    for (k, &g) in gammas.iter().enumerate() {
+                        acc += g;
+                        if g > 0.0 && r < acc {
+                            // checked only for the point drawn: a group self-atari
+                            // falls through to a random move
+                            if !self.is_group_self_atari(around[k], me) {
+                                return Some(self.point_action(around[k]));
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        // a random move, rejecting big self-ataris
+        let n = self.empties.len();
+        if n == 0 {
+            return Some(self.pass());
+        }
+        let start = random(n);
+        for k in 0..n {
+            let p = self.empties[(start + k) % n] as usize;
+            if !self.playable(p, me) {
+                continue;
+            }
+            if self.is_group_self_atari(p, me) && chance(random, policy.self_atari) {
+                continue;
+            }
+            return Some(self.point_action(p));
+        }
+        Some(self.pass())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::GoRules;
+    use crate::Player;
+
+    /// A board from rows of `X`, `O`, `.` (top row first).
+    fn board(rows: &[&str], to_move: Player, last: &str) -> Go {
+        let n = rows.len();
+        let stones: Vec<Option<Player>> = rows
+            .iter()
+            .flat_map(|r| {
+                r.chars().map(|c| match c {
+                    'X' => Some(Player::First),
+                    'O' => Some(Player::Second),
+                    _ => None,
+                })
+            })
+            .collect();
+        let mut g = Go::from_stones(n, GoRules::default(), &stones).unwrap();
+        g.set_to_move(to_move);
+        g.last_move = Some(g.action_point(g.parse_move(last).unwrap()));
+        g
+    }
+
+    /// Always take a step that applies (every chance 1).
+    fn certain() -> HeavyPolicy {
+        HeavyPolicy {
+            capture: 1.0,
+            nakade: 1.0,
+            atari: 1.0,
+            pattern: 1.0,
+            self_atari: 1.0,
+            ..HeavyPolicy::default()
+        }
+    }
+
+    fn moves(g: &Go, policy: &HeavyPolicy) -> std::collections::HashSet<String> {
+        let mut state = 7u64;
+        let mut random = |n: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % n
+        };
+        (0..200)
+            .map(|_| g.format_move(g.heavy_rollout_move(policy, &mut random).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn a_chain_in_atari_after_the_last_move_is_captured() {
+        // White's last move C3 is in atari (its liberty is C2)
+        let g = board(
+            &[".....", "..X..", ".XOX.", ".....", "....."],
+            Player::First,
+            "C3",
+        );
+        assert_eq!(moves(&g, &certain()), ["C2".to_string()].into());
+    }
+
+    #[test]
+    fn an_own_chain_put_in_atari_runs_or_captures() {
+        // White's B3 put Black's B4 in atari (liberty C4); White's B5 is in atari too
+        // (liberty A5): capture it, or run to C4 (three liberties there)
+        let g = board(
+            &[".OX..", "OX...", ".O...", ".....", "....."],
+            Player::First,
+            "B3",
+        );
+        assert_eq!(
+            moves(&g, &certain()),
+            ["A5".to_string(), "C4".to_string()].into()
+        );
+        // running where the chain stays in atari (A3: one liberty, A2) is no escape,
+        // and no other step plays that self-atari either
+        let g = board(
+            &["OO...", "XO...", ".O...", ".....", "....."],
+            Player::First,
+            "B3",
+        );
+        let got = moves(&g, &certain());
+        assert!(!got.contains("A3") && got.len() > 3, "{got:?}");
+    }
+
+    #[test]
+    fn a_self_atari_of_a_big_group_is_not_played() {
+        // Black's four stones (A4 B4 C4 C3) have two liberties, A3 and B3: playing
+        // either joins them and leaves one, so no random move plays there
+        let g = board(
+            &["OOOO.", "XXXO.", "..XO.", "OOOO.", "....."],
+            Player::First,
+            "E5",
+        );
+        let got = moves(
+            &g,
+            &HeavyPolicy {
+                capture: 0.0,
+                nakade: 0.0,
+                atari: 0.0,
+                pattern: 0.0,
+                ..certain()
+            },
+        );
+        for bad in ["A3", "B3"] {
+            assert!(!got.contains(bad), "{bad} in {got:?}");
+        }
+        assert!(got.len() > 3, "{got:?}");
+    }
+
+    #[test]
+    fn a_nakade_vital_point_is_chosen() {
+        // White's straight three-point eye space B5-C5-D5: the vital point is C5
+        let g = board(
+            &["O...O", "OOOOO", "XXXXX", ".....", "....."],
+            Player::First,
+            "E5",
+        );
+        let got = moves(&g, &certain());
+        assert_eq!(got, ["C5".to_string()].into(), "{got:?}");
+    }
+}
