@@ -35,7 +35,7 @@ pub struct GtpArgs {
     /// Initial komi.
     #[arg(long, default_value_t = 7.5)]
     komi: f32,
-    /// The player behind genmove: `uct` (Monte-Carlo search with light playouts) or
+    /// The player behind genmove: `uct` (Monte-Carlo tree search, see --playouts) or
     /// `random` (a random legal move that does not fill its own eyes).
     #[arg(long, default_value = "uct")]
     player: String,
@@ -65,8 +65,12 @@ pub struct GtpArgs {
     /// knowledge).
     #[arg(long)]
     no_priors: bool,
+    /// Search threads (root parallelism: independent searches whose root statistics
+    /// are added).
+    #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 256))]
+    threads: usize,
     /// 3x3 pattern weights (`tabula go-patterns` writes them; default: the shipped
-    /// models/go-patterns.txt).
+    /// crates/tabula-core/data/go-patterns.txt).
     #[arg(long)]
     patterns: Option<std::path::PathBuf>,
 }
@@ -172,6 +176,7 @@ impl Engine {
                     ..UctConfig::default()
                 },
                 knowledge: knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref())?,
+                threads: args.threads,
             }),
         };
         let resign = ResignPolicy {
@@ -648,6 +653,7 @@ mod tests {
                 playouts: "light".into(),
                 no_priors: true,
                 patterns: None,
+                threads: 1,
             })
             .unwrap()
         }

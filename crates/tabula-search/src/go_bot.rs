@@ -10,7 +10,7 @@ use tabula_core::{Game, Go, Player};
 
 use crate::go_knowledge::{dead_stones, ownership, GoKnowledge};
 use crate::time_control::TimeControl;
-use crate::uct::{Uct, UctConfig};
+use crate::uct::{search_parallel, UctConfig};
 
 /// What a player's search found in a Go position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +55,8 @@ pub struct UctPlayer {
     pub config: UctConfig,
     /// Playout policy and priors.
     pub knowledge: GoKnowledge,
+    /// Searches run side by side (root parallelism), one per thread.
+    pub threads: usize,
 }
 
 impl GoPlayer for UctPlayer {
@@ -68,7 +70,7 @@ impl GoPlayer for UctPlayer {
             seed,
             ..self.config
         };
-        let result = Uct::with_knowledge(config, self.knowledge.clone()).search(pos);
+        let result = search_parallel(config, &self.knowledge, pos, self.threads);
         Answer {
             action: result.best,
             win_rate: Some(result.win_rate),
@@ -417,6 +419,7 @@ mod tests {
                     ..UctConfig::default()
                 },
                 knowledge: GoKnowledge::default(),
+                threads: 1,
             }) as Box<dyn GoPlayer>,
             TimeControl::new(5.0).unwrap(),
             ResignPolicy {

@@ -387,6 +387,70 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
     }
 }
 
+/// Root parallelism: `threads` independent searches of `root` (seeds `config.seed`,
+/// `config.seed + 1`, …), each with the whole time limit and `simulations / threads`
+/// simulations, merged by summing each root move's visits and wins. With one thread it
+/// is [`Uct::search`].
+pub fn search_parallel<G: Game, K: Knowledge<G> + Clone + Send>(
+    config: UctConfig,
+    knowledge: &K,
+    root: &G,
+    threads: usize,
+) -> UctResult<G::Move> {
+    let threads = threads.max(1);
+    if threads == 1 {
+        return Uct::with_knowledge(config, knowledge.clone()).search(root);
+    }
+    let results: Vec<UctResult<G::Move>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|i| {
+                let config = UctConfig {
+                    seed: config.seed.wrapping_add(i as u64),
+                    simulations: config.simulations.div_ceil(threads),
+                    ..config
+                };
+                let knowledge = knowledge.clone();
+                scope.spawn(move || Uct::with_knowledge(config, knowledge).search(root))
+            })
+            .collect();
+        workers.into_iter().filter_map(|w| w.join().ok()).collect()
+    });
+    let mut merged: Vec<MoveStats<G::Move>> = Vec::new();
+    let mut wins: Vec<f64> = Vec::new();
+    let mut simulations = 0;
+    for r in &results {
+        simulations += r.simulations;
+        for m in &r.moves {
+            match merged.iter().position(|x| x.mv == m.mv) {
+                Some(i) => {
+                    merged[i].visits += m.visits;
+                    wins[i] += m.win_rate * f64::from(m.visits);
+                }
+                None => {
+                    merged.push(m.clone());
+                    wins.push(m.win_rate * f64::from(m.visits));
+                }
+            }
+        }
+    }
+    for (m, w) in merged.iter_mut().zip(&wins) {
+        if m.visits > 0 {
+            m.win_rate = w / f64::from(m.visits);
+        }
+    }
+    merged.sort_by(|a, b| {
+        b.visits
+            .cmp(&a.visits)
+            .then(b.win_rate.total_cmp(&a.win_rate))
+    });
+    UctResult {
+        best: merged.first().map(|m| m.mv),
+        win_rate: merged.first().map_or(0.5, |m| m.win_rate),
+        moves: merged,
+        simulations,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,6 +506,25 @@ mod tests {
         };
         let r = Uct::new(cfg).search(&g);
         assert_eq!(r.best, Some(2));
+        assert_eq!(
+            r.moves.iter().map(|m| m.visits as usize).sum::<usize>(),
+            2000
+        );
+    }
+
+    #[test]
+    fn root_parallel_searches_add_up() {
+        let mut g = TicTacToe::new();
+        for m in [0, 3, 1, 4] {
+            g.play(m);
+        }
+        let cfg = UctConfig {
+            simulations: 2000,
+            ..Default::default()
+        };
+        let r = search_parallel(cfg, &Light, &g, 2);
+        assert_eq!(r.best, Some(2));
+        assert_eq!(r.simulations, 2000);
         assert_eq!(
             r.moves.iter().map(|m| m.visits as usize).sum::<usize>(),
             2000
