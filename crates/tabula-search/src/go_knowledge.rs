@@ -9,6 +9,7 @@
 //! an own eye adds `tactics` losses; the pass adds `tactics` losses while the board
 //! still has more than a few playable points.
 
+use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
 use tabula_core::{Game, Go};
 
@@ -129,9 +130,10 @@ impl Knowledge<Go> for GoKnowledge {
         if !self.priors {
             return;
         }
+        // the playouts' weights, or with light playouts the shipped ones (read once)
         let weights = match &self.playouts {
             Some(p) => p.weights.clone(),
-            None => std::sync::Arc::default(),
+            None => PatternWeights::shipped(),
         };
         let features = game.move_features(moves, &weights);
         // passing is right once little is left to play; before that it is a loss
