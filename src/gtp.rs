@@ -52,10 +52,10 @@ pub struct GtpArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// RAVE equivalence parameter (0 turns RAVE off).
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, default_value_t = 3000.0)]
     rave: f64,
-    /// UCB exploration constant.
-    #[arg(long, default_value_t = 0.25)]
+    /// UCB exploration constant (small: the priors do most of the exploring).
+    #[arg(long, default_value_t = 0.1)]
     exploration: f64,
     /// Playouts: `heavy` (answers to ataris, nakade, learned 3x3 patterns, no big
     /// self-ataris) or `light` (uniformly random moves that do not fill own eyes).
