@@ -238,8 +238,10 @@ impl<P: GoPlayer> GoBot<P> {
     }
 
     /// The bot's move for `player` in `game` (as played so far: its passes count). In
-    /// the `cleanup` phase (KGS `kgs-genmove_cleanup`) it never passes early and takes
-    /// stones in atari first, so that dead stones leave the board.
+    /// the `cleanup` phase (KGS `kgs-genmove_cleanup`) it never passes early: it fills
+    /// the liberties of the opponent's stones its ownership reads as dead (any stone
+    /// in atari, for a player without ownership) and passes once none are left, so
+    /// that dead stones leave the board before the count.
     ///
     /// It passes when the opponent has just passed and the board already scores in its
     /// favour, resigns under the resign policy, and never returns a move that the
