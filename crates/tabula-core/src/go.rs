@@ -242,6 +242,23 @@ impl Go {
         [p - self.stride, p - 1, p + 1, p + self.stride]
     }
 
+    /// The eight points around `p`, row by row from the north-west (the order of the
+    /// 3x3 pattern codes).
+    #[inline]
+    fn around(&self, p: usize) -> [usize; 8] {
+        let s = self.stride;
+        [
+            p - s - 1,
+            p - s,
+            p - s + 1,
+            p - 1,
+            p + 1,
+            p + s - 1,
+            p + s,
+            p + s + 1,
+        ]
+    }
+
     fn colour_of(player: Player) -> u8 {
         match player {
             Player::First => BLACK,
@@ -328,13 +345,18 @@ impl Go {
     /// walking the chain (the reference the counters are checked against).
     fn liberties_by_walk(&self, p: usize, limit: usize) -> usize {
         debug_assert!((1..=2).contains(&limit));
-        let mut libs = [0usize; 2];
+        self.chain_liberties(p, limit, &mut [0; 4])
+    }
+
+    /// Distinct liberties of the chain through `p`, up to `limit` (≤ 4) of them, found
+    /// by walking the chain; returns how many, the points in `out`.
+    fn chain_liberties(&self, p: usize, limit: usize, out: &mut [usize; 4]) -> usize {
         let mut found = 0;
         let mut s = p;
         loop {
             for q in self.neighbours(s) {
-                if self.color[q] == EMPTY && !libs[..found].contains(&q) {
-                    libs[found] = q;
+                if self.color[q] == EMPTY && !out[..found].contains(&q) {
+                    out[found] = q;
                     found += 1;
                     if found >= limit {
                         return found;
@@ -652,13 +674,11 @@ impl Go {
     /// minus White's, minus komi. (Mini-go: stones only.)
     pub fn score(&self) -> f32 {
         let (mut black, mut white) = (0i32, 0i32);
-        for owner in self.area_owners() {
-            match owner {
-                Some(Player::First) => black += 1,
-                Some(Player::Second) => white += 1,
-                None => {}
-            }
-        }
+        self.for_each_area_owner(|_, owner| match owner {
+            Some(Player::First) => black += 1,
+            Some(Player::Second) => white += 1,
+            None => {}
+        });
         black as f32 - white as f32 - self.rules.komi
     }
 
@@ -667,14 +687,21 @@ impl Go {
     /// neither).
     pub fn area_owners(&self) -> Vec<Option<Player>> {
         let mut owners = vec![None; self.n * self.n];
+        self.for_each_area_owner(|a, owner| owners[a] = owner);
+        owners
+    }
+
+    /// Calls `f(action, owner)` for every point under area scoring (see
+    /// [`Go::area_owners`]), without collecting them: scoring ends every playout.
+    fn for_each_area_owner(&self, mut f: impl FnMut(usize, Option<Player>)) {
         let mut visited = vec![false; self.color.len()];
         let mut region = Vec::new();
         for r in 0..self.n {
             for c in 0..self.n {
                 let p = self.point(r, c);
                 match self.color[p] {
-                    BLACK => owners[r * self.n + c] = Some(Player::First),
-                    WHITE => owners[r * self.n + c] = Some(Player::Second),
+                    BLACK => f(r * self.n + c, Some(Player::First)),
+                    WHITE => f(r * self.n + c, Some(Player::Second)),
                     EMPTY if !visited[p] => {
                         // flood the empty region and see which colours it touches
                         region.clear();
@@ -703,14 +730,13 @@ impl Go {
                             _ => None,
                         };
                         for &s in &region {
-                            owners[self.point_action(s) as usize] = owner;
+                            f(self.point_action(s) as usize, owner);
                         }
                     }
                     _ => {}
                 }
             }
         }
-        owners
     }
 
     /// An empty point whose neighbours are all `me` (or the edge) and whose diagonals
@@ -1078,6 +1104,20 @@ pub(crate) fn format_vertex(n: usize, point: Option<usize>) -> String {
 }
 
 /// Draws an `n`×`n` board with GTP coordinates around it; X is Black, O is White.
+/// Stones drawn as rows of `X` (Black), `O` (White) and `.` (any other character is
+/// empty), top row first: row-major, as [`Go::from_stones`] takes them.
+pub fn stones_from_rows(rows: &[&str]) -> Vec<Option<Player>> {
+    rows.iter()
+        .flat_map(|r| {
+            r.chars().map(|c| match c {
+                'X' => Some(Player::First),
+                'O' => Some(Player::Second),
+                _ => None,
+            })
+        })
+        .collect()
+}
+
 pub(crate) fn draw_board(
     f: &mut fmt::Formatter<'_>,
     n: usize,
@@ -1122,19 +1162,6 @@ mod tests {
         }
     }
 
-    /// Stones from rows of `X` (Black), `O` (White) and `.`, top row first.
-    fn stones(rows: &[&str]) -> Vec<Option<Player>> {
-        rows.iter()
-            .flat_map(|r| {
-                r.chars().map(|c| match c {
-                    'X' => Some(Player::First),
-                    'O' => Some(Player::Second),
-                    _ => None,
-                })
-            })
-            .collect()
-    }
-
     fn go9() -> Go {
         Go::new(9, GoRules::default()).unwrap()
     }
@@ -1177,7 +1204,7 @@ mod tests {
 
     #[test]
     fn simple_ko_and_superko() {
-        let board = stones(&[".XO..", "X.XO.", ".XO..", ".....", "....."]);
+        let board = stones_from_rows(&[".XO..", "X.XO.", ".XO..", ".....", "....."]);
         for ko_rule in [Ko::Simple, Ko::PositionalSuperko] {
             let rules = GoRules {
                 ko: ko_rule,
@@ -1300,7 +1327,7 @@ mod tests {
         let g = Go::from_stones(
             5,
             rules,
-            &stones(&["X.O..", "X.O..", "X.O..", "X.O..", "X.O.."]),
+            &stones_from_rows(&["X.O..", "X.O..", "X.O..", "X.O..", "X.O.."]),
         )
         .unwrap();
         // Black: 5 stones; White: 5 stones + 10 empty reaching only White; dame 5
@@ -1309,7 +1336,7 @@ mod tests {
         let eyes = Go::from_stones(
             5,
             rules,
-            &stones(&["XO.OX", "XO.OX", "XOOOX", "XXXXX", "....."]),
+            &stones_from_rows(&["XO.OX", "XO.OX", "XOOOX", "XXXXX", "....."]),
         )
         .unwrap();
         assert!(eyes.all_chains_have_liberties());
@@ -1317,7 +1344,12 @@ mod tests {
         // seki: Black's three stones and White's chain share their only two
         // liberties, A4 and C4; whoever fills one is captured, so both stay, alive,
         // and the two shared points count for nobody
-        let seki = Go::from_stones(4, rules, &stones(&[".X.O", "OXXO", "OOOO", "OOOO"])).unwrap();
+        let seki = Go::from_stones(
+            4,
+            rules,
+            &stones_from_rows(&[".X.O", "OXXO", "OOOO", "OOOO"]),
+        )
+        .unwrap();
         assert!(seki.all_chains_have_liberties());
         assert_eq!(seki.score(), 3.0 - 11.0);
         let mut filled = seki.clone();
@@ -1338,7 +1370,7 @@ mod tests {
         let g = Go::from_stones(
             5,
             rules,
-            &stones(&[".X.X.", "XX.XX", ".....", "OOOOO", "....."]),
+            &stones_from_rows(&[".X.X.", "XX.XX", ".....", "OOOOO", "....."]),
         )
         .unwrap();
         // Black: 6 stones + A5 + E5 (two separate one-point regions) = 8; C5, C4 and

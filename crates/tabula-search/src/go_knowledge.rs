@@ -146,6 +146,7 @@ impl Knowledge<Go> for GoKnowledge {
 mod tests {
     use super::*;
     use crate::uct::UctConfig;
+    use tabula_core::go::stones_from_rows;
     use tabula_core::GoRules;
 
     #[test]
@@ -194,17 +195,7 @@ mod tests {
         let rows = [
             ".......", ".......", ".......", "OOOO...", "XXXO...", "OOXO...", ".OX....",
         ];
-        let stones: Vec<Option<tabula_core::Player>> = rows
-            .iter()
-            .flat_map(|r| {
-                r.chars().map(|c| match c {
-                    'X' => Some(tabula_core::Player::First),
-                    'O' => Some(tabula_core::Player::Second),
-                    _ => None,
-                })
-            })
-            .collect();
-        let g = Go::from_stones(7, GoRules::default(), &stones).unwrap();
+        let g = Go::from_stones(7, GoRules::default(), &stones_from_rows(&rows)).unwrap();
         let r = Uct::with_knowledge(
             UctConfig {
                 simulations: 3000,
@@ -225,17 +216,7 @@ mod tests {
         let rows = [
             "..X.O..", "..X.O..", "..X.O..", "O.X.O..", "..X.O..", "..X.O..", "..X.O..",
         ];
-        let stones: Vec<Option<tabula_core::Player>> = rows
-            .iter()
-            .flat_map(|r| {
-                r.chars().map(|c| match c {
-                    'X' => Some(tabula_core::Player::First),
-                    'O' => Some(tabula_core::Player::Second),
-                    _ => None,
-                })
-            })
-            .collect();
-        let g = Go::from_stones(7, GoRules::default(), &stones).unwrap();
+        let g = Go::from_stones(7, GoRules::default(), &stones_from_rows(&rows)).unwrap();
         let own = ownership(&g, &GoKnowledge::default(), 300, 5);
         let a4 = g.parse_move("A4").unwrap();
         assert_eq!(dead_stones(&g, &own), vec![a4]);

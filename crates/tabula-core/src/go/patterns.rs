@@ -20,7 +20,7 @@ use super::{Go, BORDER, EMPTY};
 /// Number of distinct codes.
 pub const CODES: usize = 1 << 20;
 
-/// Offsets (dx, dy) of the eight neighbours, in code order.
+/// Offsets (dx, dy) of the eight neighbours, in code order (that of `Go::around`).
 const CELLS: [(i32, i32); 8] = [
     (-1, -1),
     (0, -1),
@@ -77,10 +77,9 @@ impl Go {
 
     /// The pattern of padded point `p` for colour `me`.
     pub(super) fn pattern_at(&self, p: usize, me: u8) -> u32 {
-        let s = self.stride as isize;
+        let around = self.around(p);
         let mut code = 0u32;
-        for (i, &(dx, dy)) in CELLS.iter().enumerate() {
-            let q = (p as isize + dy as isize * s + dx as isize) as usize;
+        for (i, &q) in around.iter().enumerate() {
             let c = self.color[q];
             let v = if c == EMPTY {
                 0
@@ -94,8 +93,7 @@ impl Go {
             code |= v << (2 * i);
         }
         for (k, &i) in ORTHOGONAL.iter().enumerate() {
-            let (dx, dy) = CELLS[i];
-            let q = (p as isize + dy as isize * s + dx as isize) as usize;
+            let q = around[i];
             let c = self.color[q];
             if c != EMPTY && c != BORDER && self.liberties(q) == 1 {
                 code |= 1 << (16 + k);

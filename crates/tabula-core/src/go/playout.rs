@@ -101,27 +101,6 @@ impl Go {
         (self.lsum[h] / u32::from(self.plibs[h].max(1))) as usize
     }
 
-    /// Distinct liberties of the chain through `p`, up to `limit` (≤ 4) of them.
-    fn chain_liberties(&self, p: usize, limit: usize, out: &mut [usize; 4]) -> usize {
-        let mut found = 0;
-        let mut s = p;
-        loop {
-            for q in self.neighbours(s) {
-                if self.color[q] == EMPTY && !out[..found].contains(&q) {
-                    out[found] = q;
-                    found += 1;
-                    if found >= limit {
-                        return found;
-                    }
-                }
-            }
-            s = self.next[s] as usize;
-            if s == p {
-                return found;
-            }
-        }
-    }
-
     /// Liberties (0 to 3, 3 meaning "three or more") of the chain a stone of `me` at
     /// the empty point `p` would make, counting the stones it captures as freed.
     fn liberties_after(&self, p: usize, me: u8) -> usize {
@@ -289,21 +268,15 @@ impl Go {
             return Vec::new();
         }
         let mut out = Vec::new();
-        let mut s = p;
-        loop {
+        for s in self.chain_stones(p) {
             for q in self.neighbours(s) {
-                if self.color[q] == EMPTY {
-                    let a = self.point_action(q);
-                    if !out.contains(&a) {
-                        out.push(a);
-                    }
+                let a = self.point_action(q);
+                if self.color[q] == EMPTY && !out.contains(&a) {
+                    out.push(a);
                 }
             }
-            s = self.next[s] as usize;
-            if s == p {
-                return out;
-            }
         }
+        out
     }
 
     /// The features of each of `moves` (legal moves of this position).
@@ -325,11 +298,7 @@ impl Go {
                     };
                 }
                 let p = self.action_point(a);
-                let near_last = self.last_move.is_some_and(|l| {
-                    let (r, c) = self.row_col(p);
-                    let (lr, lc) = self.row_col(l);
-                    p != l && r.abs_diff(lr) <= 1 && c.abs_diff(lc) <= 1
-                });
+                let near_last = self.last_move.is_some_and(|l| self.around(l).contains(&p));
                 MoveFeatures {
                     pass: false,
                     gamma: weights.gamma(self.pattern_at(p, me)),
@@ -344,6 +313,17 @@ impl Go {
                 }
             })
             .collect()
+    }
+
+    /// A random one of the playable points among `cands` (which it filters), if any.
+    fn pick_playable(
+        &self,
+        cands: &mut Vec<usize>,
+        me: u8,
+        random: &mut dyn FnMut(usize) -> usize,
+    ) -> Option<u16> {
+        cands.retain(|&p| self.playable(p, me));
+        (!cands.is_empty()).then(|| self.point_action(cands[random(cands.len())]))
     }
 
     /// One move of a heavy playout (see the module documentation); `None` when the
@@ -362,9 +342,8 @@ impl Go {
             let chances = Chances::draw(random);
             if chances.take(0, policy.capture) {
                 self.atari_fights(last, me, &mut cands);
-                cands.retain(|&p| self.playable(p, me));
-                if !cands.is_empty() {
-                    return Some(self.point_action(cands[random(cands.len())]));
+                if let Some(a) = self.pick_playable(&mut cands, me, random) {
+                    return Some(a);
                 }
             }
             if chances.take(1, policy.nakade) {
@@ -376,23 +355,12 @@ impl Go {
             }
             if chances.take(2, policy.atari) {
                 self.atari_on_last(last, me, &mut cands);
-                cands.retain(|&p| self.playable(p, me));
-                if !cands.is_empty() {
-                    return Some(self.point_action(cands[random(cands.len())]));
+                if let Some(a) = self.pick_playable(&mut cands, me, random) {
+                    return Some(a);
                 }
             }
             if chances.take(3, policy.pattern) {
-                let s = self.stride;
-                let around = [
-                    last - s - 1,
-                    last - s,
-                    last - s + 1,
-                    last - 1,
-                    last + 1,
-                    last + s - 1,
-                    last + s,
-                    last + s + 1,
-                ];
+                let around = self.around(last);
                 let mut gammas = [0f32; 8];
                 let mut total = 0f32;
                 for (k, &q) in around.iter().enumerate() {
@@ -442,23 +410,13 @@ impl Go {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::go::GoRules;
+    use crate::go::{stones_from_rows, GoRules};
     use crate::Player;
 
     /// A board from rows of `X`, `O`, `.` (top row first).
     fn board(rows: &[&str], to_move: Player, last: &str) -> Go {
-        let n = rows.len();
-        let stones: Vec<Option<Player>> = rows
-            .iter()
-            .flat_map(|r| {
-                r.chars().map(|c| match c {
-                    'X' => Some(Player::First),
-                    'O' => Some(Player::Second),
-                    _ => None,
-                })
-            })
-            .collect();
-        let mut g = Go::from_stones(n, GoRules::default(), &stones).unwrap();
+        let stones = stones_from_rows(rows);
+        let mut g = Go::from_stones(rows.len(), GoRules::default(), &stones).unwrap();
         g.set_to_move(to_move);
         g.last_move = Some(g.action_point(g.parse_move(last).unwrap()));
         g
