@@ -270,9 +270,12 @@ impl Go {
         let mut out = Vec::new();
         for s in self.chain_stones(p) {
             for q in self.neighbours(s) {
-                let a = self.point_action(q);
-                if self.color[q] == EMPTY && !out.contains(&a) {
-                    out.push(a);
+                // off-board neighbours have no action: test the colour first
+                if self.color[q] == EMPTY {
+                    let a = self.point_action(q);
+                    if !out.contains(&a) {
+                        out.push(a);
+                    }
                 }
             }
         }
