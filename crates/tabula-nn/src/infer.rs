@@ -8,17 +8,17 @@
 //! the scratch in cache.
 
 use crate::arch::{Architecture, BN_EPSILON};
-use crate::weights::WeightFile;
+use crate::weights::{find_tensor, NamedTensor, WeightFile};
 use crate::NnError;
 
 /// A convolution with batch norm folded in: `w` is `[out][in · k · k]`.
 #[derive(Clone, Debug)]
-struct Conv {
-    inputs: usize,
-    outputs: usize,
-    kernel: usize,
-    w: Vec<f32>,
-    b: Vec<f32>,
+pub(crate) struct Conv {
+    pub(crate) inputs: usize,
+    pub(crate) outputs: usize,
+    pub(crate) kernel: usize,
+    pub(crate) w: Vec<f32>,
+    pub(crate) b: Vec<f32>,
 }
 
 /// A linear layer: `w` is `[in][out]` (burn's layout).
@@ -88,15 +88,16 @@ pub fn gemm(m: usize, k: usize, n: usize, a: &[f32], b: &[f32], c: &mut [f32], a
     }
 }
 
-fn fold(file: &WeightFile, prefix: &str) -> Result<Conv, NnError> {
-    let w = file.tensor(&format!("{prefix}.conv.weight"))?;
+/// The convolution `{prefix}.conv` with the batch norm `{prefix}.bn` folded in.
+pub(crate) fn fold(tensors: &[NamedTensor], prefix: &str) -> Result<Conv, NnError> {
+    let w = find_tensor(tensors, &format!("{prefix}.conv.weight"))?;
     let [outputs, inputs, kh, kw] = <[usize; 4]>::try_from(w.shape.as_slice())
         .map_err(|_| NnError::Mismatch(format!("{prefix}.conv.weight is not 4-D")))?;
     if kh != kw {
         return Err(NnError::Mismatch(format!("{prefix}: non-square kernel")));
     }
     let get = |name: &str| -> Result<&[f32], NnError> {
-        let t = file.tensor(&format!("{prefix}.bn.{name}"))?;
+        let t = find_tensor(tensors, &format!("{prefix}.bn.{name}"))?;
         if t.data.len() != outputs {
             return Err(NnError::Mismatch(format!(
                 "{prefix}.bn.{name} has the wrong length"
@@ -152,19 +153,20 @@ impl Network {
     /// Builds the inference network from a weight file.
     pub fn from_weights(file: &WeightFile) -> Result<Network, NnError> {
         let arch = file.arch.clone();
+        let t = &file.tensors;
         let net = Network {
-            stem: fold(file, "stem")?,
+            stem: fold(t, "stem")?,
             blocks: (0..arch.blocks)
                 .map(|i| {
                     Ok((
-                        fold(file, &format!("blocks.{i}.first"))?,
-                        fold(file, &format!("blocks.{i}.second"))?,
+                        fold(t, &format!("blocks.{i}.first"))?,
+                        fold(t, &format!("blocks.{i}.second"))?,
                     ))
                 })
                 .collect::<Result<_, NnError>>()?,
-            policy_conv: fold(file, "policy_conv")?,
+            policy_conv: fold(t, "policy_conv")?,
             policy_fc: dense(file, "policy_fc")?,
-            value_conv: fold(file, "value_conv")?,
+            value_conv: fold(t, "value_conv")?,
             value_fc1: dense(file, "value_fc1")?,
             value_fc2: dense(file, "value_fc2")?,
             arch,
@@ -256,7 +258,6 @@ impl Network {
         }
     }
 
-    /// `out = relu(conv(x) + bias (+ skip))` over the whole batch.
     fn conv(
         &self,
         conv: &Conv,
@@ -266,36 +267,8 @@ impl Network {
         batch: usize,
         skip: Option<&[f32]>,
     ) {
-        let (h, w) = (self.arch.height, self.arch.width);
-        let area = h * w;
-        let n = batch * area;
-        out.resize(conv.outputs * n, 0.0);
-        for (o, row) in out.chunks_exact_mut(n).enumerate() {
-            row.fill(conv.b[o]);
-            if let Some(s) = skip {
-                for (r, s) in row.iter_mut().zip(&s[o * n..(o + 1) * n]) {
-                    *r += s;
-                }
-            }
-        }
-        let k = conv.inputs * conv.kernel * conv.kernel;
-        if conv.kernel == 1 {
-            gemm(
-                conv.outputs,
-                conv.inputs,
-                n,
-                &conv.w,
-                &x[..conv.inputs * n],
-                out,
-                true,
-            );
-        } else {
-            im2col3(x, conv.inputs, batch, h, w, cols);
-            gemm(conv.outputs, k, n, &conv.w, cols, out, true);
-        }
-        for v in out.iter_mut() {
-            *v = v.max(0.0);
-        }
+        let shape = [batch, self.arch.height, self.arch.width];
+        conv.apply(x, out, cols, shape, skip, true);
     }
 
     fn linear(&self, layer: &Dense, x: &[f32], batch: usize, out: &mut [f32], relu: bool) {
@@ -303,6 +276,52 @@ impl Network {
             row.copy_from_slice(&layer.b);
         }
         gemm(batch, layer.inputs, layer.outputs, x, &layer.w, out, true);
+        if relu {
+            for v in out.iter_mut() {
+                *v = v.max(0.0);
+            }
+        }
+    }
+}
+
+impl Conv {
+    /// `out = conv(x) + bias (+ skip)`, then ReLU if `relu`, over a whole batch laid
+    /// out `[channels][batch · height · width]`; `shape` is `[batch, height, width]`.
+    pub(crate) fn apply(
+        &self,
+        x: &[f32],
+        out: &mut Vec<f32>,
+        cols: &mut Vec<f32>,
+        shape: [usize; 3],
+        skip: Option<&[f32]>,
+        relu: bool,
+    ) {
+        let [batch, h, w] = shape;
+        let n = batch * h * w;
+        out.resize(self.outputs * n, 0.0);
+        for (o, row) in out.chunks_exact_mut(n).enumerate() {
+            row.fill(self.b[o]);
+            if let Some(s) = skip {
+                for (r, s) in row.iter_mut().zip(&s[o * n..(o + 1) * n]) {
+                    *r += s;
+                }
+            }
+        }
+        let k = self.inputs * self.kernel * self.kernel;
+        if self.kernel == 1 {
+            gemm(
+                self.outputs,
+                self.inputs,
+                n,
+                &self.w,
+                &x[..self.inputs * n],
+                out,
+                true,
+            );
+        } else {
+            im2col3(x, self.inputs, batch, h, w, cols);
+            gemm(self.outputs, k, n, &self.w, cols, out, true);
+        }
         if relu {
             for v in out.iter_mut() {
                 *v = v.max(0.0);

@@ -22,7 +22,7 @@ pub struct ConvBn {
 }
 
 impl ConvBn {
-    fn new(inputs: usize, outputs: usize, kernel: usize, device: &Device) -> ConvBn {
+    pub(crate) fn new(inputs: usize, outputs: usize, kernel: usize, device: &Device) -> ConvBn {
         let padding = if kernel == 3 {
             PaddingConfig2d::Explicit(1, 1, 1, 1)
         } else {
@@ -39,7 +39,7 @@ impl ConvBn {
         }
     }
 
-    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+    pub(crate) fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         self.bn.forward(self.conv.forward(x))
     }
 }
@@ -51,6 +51,26 @@ pub struct ResidualBlock {
     pub first: ConvBn,
     /// Second convolution (before the skip connection).
     pub second: ConvBn,
+}
+
+impl ResidualBlock {
+    /// A block of `channels` channels.
+    pub(crate) fn new(channels: usize, device: &Device) -> ResidualBlock {
+        ResidualBlock {
+            first: ConvBn::new(channels, channels, 3, device),
+            second: ConvBn::new(channels, channels, 3, device),
+        }
+    }
+}
+
+/// The stem convolution and the residual blocks after it: the trunk every head reads.
+pub(crate) fn tower(stem: &ConvBn, blocks: &[ResidualBlock], x: Tensor<4>) -> Tensor<4> {
+    let mut h = relu(stem.forward(x));
+    for block in blocks {
+        let y = relu(block.first.forward(h.clone()));
+        h = relu(block.second.forward(y) + h);
+    }
+    h
 }
 
 /// The whole network.
@@ -80,10 +100,7 @@ impl PolicyValueNet {
         PolicyValueNet {
             stem: ConvBn::new(arch.planes, c, 3, device),
             blocks: (0..arch.blocks)
-                .map(|_| ResidualBlock {
-                    first: ConvBn::new(c, c, 3, device),
-                    second: ConvBn::new(c, c, 3, device),
-                })
+                .map(|_| ResidualBlock::new(c, device))
                 .collect(),
             policy_conv: ConvBn::new(c, arch.policy_channels, 1, device),
             policy_fc: LinearConfig::new(arch.policy_channels * area, arch.actions).init(device),
@@ -97,11 +114,7 @@ impl PolicyValueNet {
     /// Policy logits `[batch, actions]` and values `[batch, 1]` in [-1, 1] for input
     /// planes `[batch, planes, height, width]`.
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
-        let mut h = relu(self.stem.forward(x));
-        for block in &self.blocks {
-            let y = relu(block.first.forward(h.clone()));
-            h = relu(block.second.forward(y) + h);
-        }
+        let h = tower(&self.stem, &self.blocks, x);
         let p = relu(self.policy_conv.forward(h.clone())).flatten::<2>(1, 3);
         let logits = self.policy_fc.forward(p);
         let v = relu(self.value_conv.forward(h)).flatten::<2>(1, 3);

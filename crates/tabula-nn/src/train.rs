@@ -281,7 +281,7 @@ impl Trainer {
     }
 }
 
-fn scalar(t: &Tensor<1>) -> f32 {
+pub(crate) fn scalar(t: &Tensor<1>) -> f32 {
     t.to_data()
         .try_to_vec::<f32>()
         .ok()
@@ -289,7 +289,7 @@ fn scalar(t: &Tensor<1>) -> f32 {
         .unwrap_or(f32::NAN)
 }
 
-fn build_optimizer(config: &TrainConfig) -> ModuleOptimizer {
+pub(crate) fn build_optimizer(config: &TrainConfig) -> ModuleOptimizer {
     let decay =
         (config.weight_decay > 0.0).then(|| WeightDecayConfig::new(config.weight_decay as f32));
     match config.optimizer {

@@ -116,19 +116,154 @@ impl ModuleMapper for Loader<'_> {
     }
 }
 
+/// Every float tensor of `model`, named by its place in the module tree.
+pub fn collect_tensors<M: Module>(model: &M) -> Vec<NamedTensor> {
+    let mut c = Collector {
+        path: Vec::new(),
+        out: Vec::new(),
+    };
+    model.visit(&mut c);
+    c.out
+}
+
+/// Replaces every tensor of `model` by the one of the same name in `tensors`; a
+/// missing, extra or misshapen tensor is an error.
+pub fn load_tensors<M: Module>(
+    model: M,
+    tensors: &[NamedTensor],
+    device: &Device,
+) -> Result<M, NnError> {
+    let mut loader = Loader {
+        path: Vec::new(),
+        tensors: tensors.iter().map(|t| (t.name.as_str(), t)).collect(),
+        device: device.clone(),
+        errors: Vec::new(),
+        used: 0,
+    };
+    let model = model.map(&mut loader);
+    if loader.used != tensors.len() && loader.errors.is_empty() {
+        loader.errors.push(format!(
+            "{} tensors in the file are not in the network",
+            tensors.len() - loader.used
+        ));
+    }
+    if !loader.errors.is_empty() {
+        return Err(NnError::Mismatch(loader.errors.join("; ")));
+    }
+    Ok(model)
+}
+
+/// The tensor called `name` in `tensors`.
+pub fn find_tensor<'a>(tensors: &'a [NamedTensor], name: &str) -> Result<&'a NamedTensor, NnError> {
+    tensors
+        .iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| NnError::Mismatch(format!("tensor {name} is missing")))
+}
+
+/// Safetensors bytes of `tensors` (f32) with `meta`.
+pub fn serialize(
+    tensors: &[NamedTensor],
+    meta: HashMap<String, String>,
+) -> Result<Vec<u8>, NnError> {
+    let bytes: Vec<(String, Vec<u8>, Vec<usize>)> = tensors
+        .iter()
+        .map(|t| {
+            let b = t.data.iter().flat_map(|x| x.to_le_bytes()).collect();
+            (t.name.clone(), b, t.shape.clone())
+        })
+        .collect();
+    let views = bytes
+        .iter()
+        .map(|(name, b, shape)| {
+            TensorView::new(Dtype::F32, shape.clone(), b)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| NnError::Architecture(format!("tensor {name}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    safetensors::serialize(views, Some(meta))
+        .map_err(|e| NnError::Architecture(format!("cannot serialise: {e}")))
+}
+
+/// The metadata of safetensors `bytes`, checked to be a Tabula file of `format` at
+/// [`VERSION`].
+pub fn read_metadata(bytes: &[u8], format: &str) -> Result<HashMap<String, String>, String> {
+    let (_, header) =
+        SafeTensors::read_metadata(bytes).map_err(|e| format!("not a safetensors file ({e})"))?;
+    let meta = header.metadata().clone().unwrap_or_default();
+    let get = |k: &str| meta.get(k).ok_or_else(|| format!("metadata has no {k:?}"));
+    if get("format")? != format {
+        return Err(format!("format is {:?}, not {format:?}", get("format")?));
+    }
+    let version: u32 = get("version")?
+        .parse()
+        .map_err(|_| "bad version".to_string())?;
+    if version != VERSION {
+        return Err(format!(
+            "version {version}; this build reads version {VERSION}"
+        ));
+    }
+    Ok(meta)
+}
+
+/// The f32 tensors of safetensors `bytes`; any other type or a non-finite value is
+/// refused.
+pub fn read_tensors(bytes: &[u8]) -> Result<Vec<NamedTensor>, String> {
+    let file = SafeTensors::deserialize(bytes).map_err(|e| format!("bad tensors ({e})"))?;
+    let mut tensors = Vec::new();
+    for (name, view) in file.tensors() {
+        if view.dtype() != Dtype::F32 {
+            return Err(format!("tensor {name} is {:?}, not F32", view.dtype()));
+        }
+        let data: Vec<f32> = view
+            .data()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        // A NaN would pass unseen through the ReLUs (`max(0.0)` drops it) and
+        // corrupt every value downstream: refuse the file instead.
+        if let Some(i) = data.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "tensor {name} holds a non-finite value ({}) at index {i}",
+                data[i]
+            ));
+        }
+        tensors.push(NamedTensor {
+            name,
+            shape: view.shape().to_vec(),
+            data,
+        });
+    }
+    Ok(tensors)
+}
+
+/// Reads a whole file, naming it in the error.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, NnError> {
+    std::fs::read(path).map_err(|source| NnError::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Writes `bytes` atomically (a temporary file renamed over `path`).
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), NnError> {
+    let io = |source| NnError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let tmp = path.with_extension("safetensors.tmp");
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
 impl WeightFile {
     /// The weights of `model`, a network of shape `arch` for `game`.
     pub fn from_model(model: &PolicyValueNet, arch: &Architecture, game: &str) -> WeightFile {
-        let mut c = Collector {
-            path: Vec::new(),
-            out: Vec::new(),
-        };
-        model.visit(&mut c);
         WeightFile {
             game: game.to_string(),
             arch: arch.clone(),
             extra: BTreeMap::new(),
-            tensors: c.out,
+            tensors: collect_tensors(model),
         }
     }
 
@@ -157,32 +292,12 @@ impl WeightFile {
         model: PolicyValueNet,
         device: &Device,
     ) -> Result<PolicyValueNet, NnError> {
-        let mut loader = Loader {
-            path: Vec::new(),
-            tensors: self.tensors.iter().map(|t| (t.name.as_str(), t)).collect(),
-            device: device.clone(),
-            errors: Vec::new(),
-            used: 0,
-        };
-        let model = model.map(&mut loader);
-        if loader.used != self.tensors.len() && loader.errors.is_empty() {
-            loader.errors.push(format!(
-                "{} tensors in the file are not in the network",
-                self.tensors.len() - loader.used
-            ));
-        }
-        if !loader.errors.is_empty() {
-            return Err(NnError::Mismatch(loader.errors.join("; ")));
-        }
-        Ok(model)
+        load_tensors(model, &self.tensors, device)
     }
 
     /// The tensor called `name`.
     pub fn tensor(&self, name: &str) -> Result<&NamedTensor, NnError> {
-        self.tensors
-            .iter()
-            .find(|t| t.name == name)
-            .ok_or_else(|| NnError::Mismatch(format!("tensor {name} is missing")))
+        find_tensor(&self.tensors, name)
     }
 
     /// Checks that these weights were made for `game` (same name and encoding).
@@ -210,45 +325,17 @@ impl WeightFile {
         for (k, v) in &self.extra {
             meta.insert(k.clone(), v.clone());
         }
-        let bytes: Vec<(String, Vec<u8>, Vec<usize>)> = self
-            .tensors
-            .iter()
-            .map(|t| {
-                let b = t.data.iter().flat_map(|x| x.to_le_bytes()).collect();
-                (t.name.clone(), b, t.shape.clone())
-            })
-            .collect();
-        let views = bytes
-            .iter()
-            .map(|(name, b, shape)| {
-                TensorView::new(Dtype::F32, shape.clone(), b)
-                    .map(|v| (name.clone(), v))
-                    .map_err(|e| NnError::Architecture(format!("tensor {name}: {e}")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        safetensors::serialize(views, Some(meta))
-            .map_err(|e| NnError::Architecture(format!("cannot serialise: {e}")))
+        serialize(&self.tensors, meta)
     }
 
     /// Writes the file atomically (a temporary file renamed over `path`).
     pub fn save(&self, path: &Path) -> Result<(), NnError> {
-        let bytes = self.to_bytes()?;
-        let io = |source| NnError::Io {
-            path: path.display().to_string(),
-            source,
-        };
-        let tmp = path.with_extension("safetensors.tmp");
-        std::fs::write(&tmp, bytes).map_err(io)?;
-        std::fs::rename(&tmp, path).map_err(io)
+        write_atomically(path, &self.to_bytes()?)
     }
 
     /// Reads a file written by [`WeightFile::save`].
     pub fn load(path: &Path) -> Result<WeightFile, NnError> {
-        let bytes = std::fs::read(path).map_err(|source| NnError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::from_bytes(&bytes).map_err(|reason| NnError::BadFile {
+        Self::from_bytes(&read_file(path)?).map_err(|reason| NnError::BadFile {
             path: path.display().to_string(),
             reason,
         })
@@ -256,50 +343,13 @@ impl WeightFile {
 
     /// Parses safetensors bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<WeightFile, String> {
-        let (_, header) = SafeTensors::read_metadata(bytes)
-            .map_err(|e| format!("not a safetensors file ({e})"))?;
-        let meta = header.metadata().clone().unwrap_or_default();
+        let meta = read_metadata(bytes, FORMAT)?;
         let get = |k: &str| meta.get(k).ok_or_else(|| format!("metadata has no {k:?}"));
-        if get("format")? != FORMAT {
-            return Err(format!("format is {:?}, not {FORMAT:?}", get("format")?));
-        }
-        let version: u32 = get("version")?
-            .parse()
-            .map_err(|_| "bad version".to_string())?;
-        if version != VERSION {
-            return Err(format!(
-                "version {version}; this build reads version {VERSION}"
-            ));
-        }
         let arch: Architecture = serde_json::from_str(get("architecture")?)
             .map_err(|e| format!("bad architecture metadata: {e}"))?;
         arch.validate()
             .map_err(|e| format!("bad architecture metadata: {e}"))?;
-        let file = SafeTensors::deserialize(bytes).map_err(|e| format!("bad tensors ({e})"))?;
-        let mut tensors = Vec::new();
-        for (name, view) in file.tensors() {
-            if view.dtype() != Dtype::F32 {
-                return Err(format!("tensor {name} is {:?}, not F32", view.dtype()));
-            }
-            let data: Vec<f32> = view
-                .data()
-                .chunks_exact(4)
-                .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect();
-            // A NaN would pass unseen through the ReLUs (`max(0.0)` drops it) and
-            // corrupt every value downstream: refuse the file instead.
-            if let Some(i) = data.iter().position(|v| !v.is_finite()) {
-                return Err(format!(
-                    "tensor {name} holds a non-finite value ({}) at index {i}",
-                    data[i]
-                ));
-            }
-            tensors.push(NamedTensor {
-                name,
-                shape: view.shape().to_vec(),
-                data,
-            });
-        }
+        let tensors = read_tensors(bytes)?;
         let extra = meta
             .iter()
             .filter(|(k, _)| !["format", "version", "game", "architecture"].contains(&k.as_str()))
