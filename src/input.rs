@@ -68,3 +68,16 @@ mod tests {
         );
     }
 }
+
+/// A probability in (0, 1].
+pub fn probability(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not in (0, 1]"))
+    }
+}

@@ -14,6 +14,7 @@ mod gtp;
 mod input;
 mod matches;
 mod mines;
+mod mines_train;
 mod perft;
 mod play;
 mod solve;

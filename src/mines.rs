@@ -11,6 +11,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use tabula_automine::MineNet;
 use tabula_mines::{
     Agent, Cell, CellPredictor, Config, ExactSolver, FirstClick, GameRecord, Level, Minefield,
     Probabilities, Seen, Status, Teacher, View,
@@ -34,6 +35,12 @@ enum MinesCommand {
     Solve(SolveArgs),
     /// Let the agent play many games and report its win rate.
     Bench(BenchArgs),
+    /// Train the learned mine model (AutoMine's CNN, fully convolutional) on exact
+    /// probabilities; resumable, curves with `tabula plot --run DIR`.
+    Train(crate::mines_train::TrainArgs),
+    /// Measure a mine model against the exact probabilities of a run's held-out test
+    /// positions, beside the teacher and the exact solver.
+    Eval(crate::mines_train::EvalArgs),
 }
 
 /// Board options shared by `play` and `bench`.
@@ -74,23 +81,87 @@ struct PlayArgs {
     /// Seed of the mine layout (default: from the clock).
     #[arg(long)]
     seed: Option<u64>,
+    /// The estimator behind `hint`.
+    #[command(flatten)]
+    estimator: EstimatorArgs,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SolverKind {
     /// Exact probabilities (falls back to the teacher past its budget).
     Exact,
     /// AutoMine's greedy local propagation.
     Teacher,
+    /// The learned model (--model, default models/mines.safetensors).
+    Net,
+}
+
+impl SolverKind {
+    fn name(self) -> &'static str {
+        match self {
+            SolverKind::Exact => "exact",
+            SolverKind::Teacher => "teacher",
+            SolverKind::Net => "net",
+        }
+    }
+}
+
+/// The estimator `--solver` and `--model` name.
+#[derive(Args, Clone)]
+struct EstimatorArgs {
+    /// Which estimator.
+    #[arg(long, value_enum, default_value = "exact")]
+    solver: SolverKind,
+    /// The mine model for `--solver net` (default: the shipped models/mines.safetensors).
+    #[arg(long)]
+    model: Option<PathBuf>,
+}
+
+/// A loaded estimator choice; `make` gives each thread its own predictor.
+enum Estimator {
+    Exact,
+    Teacher,
+    Net(MineNet),
+}
+
+impl EstimatorArgs {
+    fn load(&self) -> Result<Estimator> {
+        Ok(match self.solver {
+            SolverKind::Exact => Estimator::Exact,
+            SolverKind::Teacher => Estimator::Teacher,
+            SolverKind::Net => {
+                let path = match &self.model {
+                    Some(p) => p.clone(),
+                    None => crate::evaluators::shipped_model("mines").ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "no shipped mine model (models/mines.safetensors): give --model"
+                        )
+                    })?,
+                };
+                Estimator::Net(
+                    MineNet::load(&path).with_context(|| format!("loading {}", path.display()))?,
+                )
+            }
+        })
+    }
+}
+
+impl Estimator {
+    fn make(&self) -> Box<dyn CellPredictor + Send> {
+        match self {
+            Estimator::Exact => Box::new(ExactSolver::default()),
+            Estimator::Teacher => Box::new(Teacher),
+            Estimator::Net(net) => Box::new(net.for_thread()),
+        }
+    }
 }
 
 #[derive(Args)]
 struct SolveArgs {
     /// A position file.
     file: PathBuf,
-    /// Which estimator.
-    #[arg(long, value_enum, default_value = "exact")]
-    solver: SolverKind,
+    #[command(flatten)]
+    estimator: EstimatorArgs,
 }
 
 #[derive(Args)]
@@ -106,9 +177,8 @@ struct BenchArgs {
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = crate::input::count(1, 1024))]
     threads: Option<usize>,
-    /// Which estimator the agent uses.
-    #[arg(long, value_enum, default_value = "exact")]
-    solver: SolverKind,
+    #[command(flatten)]
+    estimator: EstimatorArgs,
     /// Append the summary as one JSON line to this file.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -138,13 +208,8 @@ pub fn run(args: MinesArgs) -> Result<ExitCode> {
         MinesCommand::Play(a) => play(a),
         MinesCommand::Solve(a) => solve(a),
         MinesCommand::Bench(a) => bench(a),
-    }
-}
-
-fn predictor(kind: SolverKind) -> Box<dyn CellPredictor + Send> {
-    match kind {
-        SolverKind::Exact => Box::new(ExactSolver::default()),
-        SolverKind::Teacher => Box::new(Teacher),
+        MinesCommand::Train(a) => crate::mines_train::train(a),
+        MinesCommand::Eval(a) => crate::mines_train::eval(a),
     }
 }
 
@@ -221,7 +286,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
         out,
         "Commands: r ROW COL (reveal), f ROW COL (flag), c ROW COL (chord), hint, save FILE, quit."
     )?;
-    let solver = ExactSolver::default();
+    let mut hints = args.estimator.load()?.make();
     let mut lines = io::stdin().lock().lines();
     loop {
         let view = game.view();
@@ -248,7 +313,7 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
         let result: Result<()> = match parts.as_slice() {
             [] => Ok(()),
             ["quit" | "q" | "exit"] => return Ok(ExitCode::SUCCESS),
-            ["hint" | "h"] => match solver.solve(&view) {
+            ["hint" | "h"] => match hints.predict(&view) {
                 Ok(p) => {
                     writeln!(
                         out,
@@ -283,17 +348,14 @@ fn solve(args: SolveArgs) -> Result<ExitCode> {
     let text = fs::read_to_string(&args.file)
         .with_context(|| format!("reading {}", args.file.display()))?;
     let view = View::parse(&text).with_context(|| format!("{}", args.file.display()))?;
-    let probs = predictor(args.solver).predict(&view)?;
+    let probs = args.estimator.load()?.make().predict(&view)?;
     let dims = view.dims();
     let mut out = io::stdout().lock();
     writeln!(
         out,
         "# P(mine) per cell ({}{}); revealed cells show their number in brackets",
-        match args.solver {
-            SolverKind::Exact => "exact",
-            SolverKind::Teacher => "teacher",
-        },
-        if probs.approximate && matches!(args.solver, SolverKind::Exact) {
+        args.estimator.solver.name(),
+        if probs.approximate && args.estimator.solver == SolverKind::Exact {
             ", APPROXIMATE: enumeration budget exceeded"
         } else {
             ""
@@ -333,6 +395,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             );
         }
     }
+    let estimator = args.estimator.load()?;
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -352,7 +415,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             .map(|k| {
                 let seed = args.seed.wrapping_add(k as u64);
                 let mut game = Minefield::new(config, seed);
-                let mut agent = Agent::new(predictor(args.solver));
+                let mut agent = Agent::new(estimator.make());
                 agent.lookahead_margin = args.lookahead_margin;
                 agent.endgame_layouts = args.endgame_layouts;
                 agent.first = args.first_click;

@@ -50,9 +50,19 @@ pub struct TrainArgs {
 }
 
 /// Progress bars on stderr.
-struct Bars {
+pub(crate) struct Bars {
     bar: std::sync::Mutex<Option<ProgressBar>>,
     quiet: bool,
+}
+
+impl Bars {
+    /// Bars, or log lines only when `quiet`.
+    pub(crate) fn new(quiet: bool) -> Bars {
+        Bars {
+            bar: std::sync::Mutex::new(None),
+            quiet,
+        }
+    }
 }
 
 impl Progress for Bars {
@@ -174,10 +184,7 @@ impl GameVisitor for Train<'_> {
         if let Some(set) = &eval_set {
             eprintln!("accuracy is measured on {}", set.name);
         }
-        let progress = Bars {
-            bar: std::sync::Mutex::new(None),
-            quiet: args.quiet,
-        };
+        let progress = Bars::new(args.quiet);
         let run = Run::open(
             dir,
             config,
@@ -218,7 +225,7 @@ pub struct PlotArgs {
 }
 
 /// A curve: its name, colour and points (minutes, value).
-type Curve = (&'static str, plotters::style::RGBColor, Vec<(f64, f64)>);
+type Curve = (String, plotters::style::RGBColor, Vec<(f64, f64)>);
 
 /// Draws `curves` against wall time (0..`t_max` minutes) in `area`, values 0..`y_max`.
 fn draw_panel(
@@ -259,6 +266,9 @@ fn draw_panel(
 
 pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     use plotters::prelude::*;
+    if tabula_automine::run::is_run(&args.run) {
+        return plot_mines(&args);
+    }
     let rows = read_metrics(&args.run)?;
     if rows.is_empty() {
         bail!(
@@ -280,9 +290,13 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         rows.iter().map(|r| (minutes(r.seconds), f(r))).collect()
     };
     let losses = vec![
-        ("policy loss", BLUE, curve(|r| r.losses.policy as f64)),
-        ("value loss", RED, curve(|r| r.losses.value as f64)),
-        ("policy entropy", GREEN, curve(|r| r.policy_entropy)),
+        (
+            "policy loss".into(),
+            BLUE,
+            curve(|r| r.losses.policy as f64),
+        ),
+        ("value loss".into(), RED, curve(|r| r.losses.value as f64)),
+        ("policy entropy".into(), GREEN, curve(|r| r.policy_entropy)),
     ];
     let l_max = losses
         .iter()
@@ -311,15 +325,104 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         100.0,
         SeriesLabelPosition::LowerRight,
         vec![
-            ("MCTS: optimal", BLUE, accuracy(|a| a.mcts_optimal)),
-            ("MCTS: keeps result", CYAN, accuracy(|a| a.mcts_keeps)),
-            ("raw policy: optimal", RED, accuracy(|a| a.policy_optimal)),
+            ("MCTS: optimal".into(), BLUE, accuracy(|a| a.mcts_optimal)),
             (
-                "raw policy: keeps result",
+                "MCTS: keeps result".into(),
+                CYAN,
+                accuracy(|a| a.mcts_keeps),
+            ),
+            (
+                "raw policy: optimal".into(),
+                RED,
+                accuracy(|a| a.policy_optimal),
+            ),
+            (
+                "raw policy: keeps result".into(),
                 MAGENTA,
                 accuracy(|a| a.policy_keeps),
             ),
         ],
+    )?;
+    root.present()?;
+    println!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The curves of a mine-model run: training loss, and per board the validation KL
+/// divergence from the exact probabilities and the safest-cell agreement.
+fn plot_mines(args: &PlotArgs) -> Result<ExitCode> {
+    use plotters::prelude::*;
+    let rows = tabula_automine::run::read_metrics(&args.run)?;
+    if rows.is_empty() {
+        bail!("{} has no metrics yet", args.run.display());
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.run.join("curves.svg"));
+    let root = SVGBackend::new(&out, (1000, 1200)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((3, 1));
+    let minutes = |s: f64| s / 60.0;
+    let t_max = minutes(rows.last().map_or(1.0, |r| r.seconds)).max(1e-3);
+    let loss: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (minutes(r.seconds), r.train_loss))
+        .collect();
+    let l_max = loss.iter().map(|p| p.1).fold(0.1, f64::max);
+    draw_panel(
+        &panels[0],
+        "Training loss (cross-entropy against exact P(mine))",
+        "nats / hidden cell",
+        t_max,
+        l_max * 1.05,
+        SeriesLabelPosition::UpperRight,
+        vec![("training loss".into(), BLUE, loss)],
+    )?;
+    let colours = [BLUE, RED, GREEN, MAGENTA, CYAN, BLACK];
+    let per_board = |pick: fn(&tabula_automine::run::MinesMetrics) -> &Vec<(String, f64)>,
+                     scale: f64|
+     -> Vec<Curve> {
+        let names: Vec<String> = pick(&rows[0]).iter().map(|(b, _)| b.clone()).collect();
+        names
+            .iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let points = rows
+                    .iter()
+                    .filter_map(|r| {
+                        pick(r)
+                            .iter()
+                            .find(|(b, _)| b == name)
+                            .map(|(_, v)| (minutes(r.seconds), v * scale))
+                    })
+                    .collect();
+                (name.clone(), colours[k % colours.len()], points)
+            })
+            .collect()
+    };
+    let kl = per_board(|r| &r.validation_kl, 1.0);
+    let kl_max = kl
+        .iter()
+        .flat_map(|c| c.2.iter().map(|p| p.1))
+        .fold(0.01, f64::max);
+    draw_panel(
+        &panels[1],
+        "Validation: KL divergence from the exact probabilities",
+        "nats / hidden cell",
+        t_max,
+        kl_max * 1.05,
+        SeriesLabelPosition::UpperRight,
+        kl,
+    )?;
+    draw_panel(
+        &panels[2],
+        "Validation: the net's safest cell is an exactly safest cell (%)",
+        "% of positions",
+        t_max,
+        100.0,
+        SeriesLabelPosition::LowerRight,
+        per_board(|r| &r.validation_safest, 100.0),
     )?;
     root.present()?;
     println!("wrote {}", out.display());

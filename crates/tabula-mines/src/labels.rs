@@ -6,8 +6,11 @@ use crate::error::MinesError;
 use crate::exact::ExactSolver;
 use crate::view::{Seen, View};
 
-/// Input planes per cell: hidden, flagged, revealed mine, then revealed 0 … 8.
-pub const PLANES: usize = 12;
+/// Input planes per cell: hidden, flagged, revealed mine, revealed 0 … 8, then two
+/// constant planes: "on the board" (1 everywhere, so that a convolution's zero padding
+/// marks the border) and the density of the mines not yet revealed among the unrevealed
+/// cells (the one global fact a local network cannot count for itself).
+pub const PLANES: usize = 14;
 
 /// One example: input planes `[PLANES, height, width]`, targets and a mask of the cells
 /// the loss should count (the hidden ones).
@@ -36,6 +39,15 @@ pub fn encode(view: &View) -> Vec<f32> {
         };
         planes[plane * n + i] = 1.0;
     }
+    let unrevealed = view.cells().iter().filter(|s| s.is_hidden()).count();
+    let revealed_mines = view.cells().iter().filter(|s| **s == Seen::Mine).count();
+    let density = if unrevealed == 0 {
+        0.0
+    } else {
+        (view.mines().saturating_sub(revealed_mines) as f32 / unrevealed as f32).min(1.0)
+    };
+    planes[12 * n..13 * n].fill(1.0);
+    planes[13 * n..].fill(density);
     planes
 }
 
@@ -75,7 +87,10 @@ mod tests {
         assert_eq!(e.planes[3 * n], 1.0);
         assert_eq!(e.planes[4 * n + 1], 1.0);
         assert_eq!(e.planes[2], 1.0);
-        assert_eq!(e.planes.iter().sum::<f32>(), 6.0);
+        // one-hot planes, the board plane, and 1 mine among 2 hidden cells
+        assert_eq!(e.planes[..12 * n].iter().sum::<f32>(), 6.0);
+        assert_eq!(e.planes[12 * n..13 * n], [1.0; 6]);
+        assert_eq!(e.planes[13 * n..], [0.5; 6]);
         assert_eq!(e.mask, vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0]);
         assert_eq!(e.target[2], 0.5);
         assert_eq!(e.target[0], 0.0);

@@ -59,6 +59,16 @@ pub enum Level {
     Expert,
 }
 
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Beginner => "beginner",
+            Level::Intermediate => "intermediate",
+            Level::Expert => "expert",
+        })
+    }
+}
+
 impl Level {
     /// `(width, height, mines)`.
     pub fn size(self) -> (usize, usize, usize) {
