@@ -49,6 +49,19 @@ pub fn seconds(
     }
 }
 
+/// A probability in (0, 1].
+pub fn probability(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))?;
+    if v > 0.0 && v <= 1.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} is not in (0, 1]"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,18 +79,5 @@ mod tests {
                 (4, Some("last".to_string()))
             ]
         );
-    }
-}
-
-/// A probability in (0, 1].
-pub fn probability(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number"))?;
-    if v > 0.0 && v <= 1.0 {
-        Ok(v)
-    } else {
-        Err(format!("{s} is not in (0, 1]"))
     }
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{tabula, text};
+use common::{refused, tabula, text};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tabula-cli-mines-{}", std::process::id()));
@@ -127,4 +127,114 @@ fn board_options_are_all_or_nothing() {
         "",
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
+    let dir = std::env::temp_dir().join(format!("tabula-cli-automine-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = dir.join("run");
+    let run_s = run.to_str().unwrap();
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "mines",
+            "train",
+            "--run",
+            run_s,
+            "--boards",
+            "beginner/safe",
+            "--games",
+            "30",
+            "--size",
+            "1x8",
+            "--eval-every",
+            "2",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        tabula(&args, "")
+    };
+    let out = train(&["--steps", "4"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let model = run.join("model.safetensors");
+    let metrics = || std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics().lines().count(), 2);
+    assert!(metrics().contains("\"validation_kl\":[[\"beginner/safe\""));
+    // resuming continues from the saved step count
+    let out = train(&["--steps", "6"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).starts_with("6 steps"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(metrics().lines().count(), 3);
+    // other data is another run: refused unless --restart
+    let mut args = vec![
+        "mines", "train", "--run", run_s, "--games", "40", "--steps", "6",
+    ];
+    refused(&args, "", "another configuration");
+    // the held-out test set is measured beside the teacher and the exact solver
+    let out = tabula(&["mines", "eval", "--run", run_s, "--calibration"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for who in [
+        "beginner/safe net",
+        "beginner/safe teacher",
+        "beginner/safe exact",
+    ] {
+        assert!(s.contains(who), "{s}");
+    }
+    // the net plays, solves and hints
+    let m = model.to_str().unwrap();
+    let out = tabula(
+        &[
+            "mines", "bench", "--games", "4", "--solver", "net", "--model", m, "--rule", "safe",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("games:        4"));
+    let pos = temp_file("net.txt", "3x2 1\n01.\n01.\n");
+    let out = tabula(
+        &[
+            "mines",
+            "solve",
+            "--solver",
+            "net",
+            "--model",
+            m,
+            pos.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("# P(mine) per cell (net"));
+    let out = tabula(
+        &[
+            "mines", "play", "--seed", "3", "--solver", "net", "--model", m,
+        ],
+        "r 0 0\nhint\nquit\n",
+    );
+    assert!(
+        text(&out.stdout).contains("P(mine) in tenths"),
+        "{}",
+        text(&out.stdout)
+    );
+    // curves
+    let out = tabula(&["plot", "--run", run_s], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(run.join("curves.svg").is_file());
+    // a policy/value network is not a mine model
+    let c4 = concat!(env!("CARGO_MANIFEST_DIR"), "/models/connect4.safetensors");
+    refused(
+        &[
+            "mines", "bench", "--games", "1", "--solver", "net", "--model", c4,
+        ],
+        "",
+        "tabula-cellnet",
+    );
+    args = vec!["mines", "train", "--run", run_s, "--init", c4, "--restart"];
+    refused(&args, "", "tabula-cellnet");
+    let _ = std::fs::remove_dir_all(&dir);
 }

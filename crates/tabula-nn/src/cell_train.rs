@@ -178,7 +178,7 @@ mod tests {
             last = trainer.step(&batch).unwrap();
         }
         // the entropy of the 0.5 targets in column 0 is the floor: 5/25 of the cells
-        let floor = (h * 1) as f32 * std::f32::consts::LN_2 / (h * (w - 1)) as f32;
+        let floor = h as f32 * std::f32::consts::LN_2 / (h * (w - 1)) as f32;
         assert!(first > 0.6, "{first}");
         assert!(last < floor + 0.05, "{first} -> {last} (floor {floor})");
         assert_eq!(trainer.steps(), 301);
