@@ -137,7 +137,7 @@ pub fn eval(args: EvalArgs) -> Result<ExitCode> {
         model.display()
     );
     println!(
-        "{:<22} {:>9} {:>8} {:>9} {:>9} {:>9} {:>10} {:>12}",
+        "{:<22} {:>9} {:>8} {:>9} {:>9} {:>9} {:>10} {:>14} {:>10}",
         "board / estimator",
         "positions",
         "cells",
@@ -145,13 +145,14 @@ pub fn eval(args: EvalArgs) -> Result<ExitCode> {
         "log-loss",
         "Brier",
         "safest ok",
+        "safe (wrong)",
         "boards/s"
     );
     for (board, mut set) in sets {
         set.truncate(args.positions);
         let timed = |name: &str, q: Quality, secs: f64| {
             println!(
-                "{:<22} {:>9} {:>8} {:>9.5} {:>9.5} {:>9.6} {:>9.2}% {:>12.0}",
+                "{:<22} {:>9} {:>8} {:>9.5} {:>9.5} {:>9.6} {:>9.2}% {:>14} {:>10.0}",
                 format!("{board} {name}"),
                 q.positions,
                 q.cells,
@@ -159,6 +160,7 @@ pub fn eval(args: EvalArgs) -> Result<ExitCode> {
                 q.cross_entropy,
                 q.brier,
                 100.0 * q.safest_agrees,
+                format!("{} ({})", q.claimed_safe, q.claimed_safe_wrong),
                 q.positions as f64 / secs.max(1e-9)
             );
             q

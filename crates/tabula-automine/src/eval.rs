@@ -33,6 +33,11 @@ pub struct Quality {
     pub safest_agrees: f64,
     /// Per bin of predicted P(mine): cells, mean prediction, mean exact probability.
     pub calibration: Vec<(usize, f64, f64)>,
+    /// Cells predicted below [`crate::model::SAFE_BELOW`] (which the agent reveals
+    /// without a second look).
+    pub claimed_safe: usize,
+    /// Of those, cells that may hold a mine (exact P(mine) above 0).
+    pub claimed_safe_wrong: usize,
 }
 
 /// Measures `estimate` (P(mine) for every cell of a view) on `positions`.
@@ -61,6 +66,10 @@ pub fn measure(positions: &[Position], mut estimate: impl FnMut(&View) -> Vec<f6
                 h -= t * tc.ln() + (1.0 - t) * (1.0 - tc).ln();
             }
             brier += (predicted[i] - t).powi(2);
+            if predicted[i] < crate::model::SAFE_BELOW {
+                q.claimed_safe += 1;
+                q.claimed_safe_wrong += usize::from(t > 1e-6);
+            }
             q.cells += 1;
             let bin = ((predicted[i] * BINS as f64) as usize).min(BINS - 1);
             let c = &mut q.calibration[bin];
@@ -109,6 +118,8 @@ mod tests {
         });
         assert!(exact.kl.abs() < 1e-6, "{exact:?}");
         assert!(exact.brier < 1e-12);
+        assert_eq!(exact.claimed_safe_wrong, 0);
+        assert!(exact.claimed_safe > 0);
         assert_eq!(exact.safest_agrees, 1.0);
         let teacher = measure(&positions, |v| Teacher.estimate(v).p);
         assert!(teacher.kl > 0.001, "{teacher:?}");

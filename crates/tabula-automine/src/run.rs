@@ -330,6 +330,17 @@ impl MinesRun {
         let start = if model_path.is_file() {
             CellNetFile::load(&model_path)?
         } else if let Some(file) = init {
+            let want = CellArch::parse(PLANES, &self.config.size)?;
+            if (file.arch.blocks, file.arch.channels) != (want.blocks, want.channels) {
+                return Err(AutoMineError::Config(format!(
+                    "the initial model is {}x{}, the run's size is {}: give --size {}x{}",
+                    file.arch.blocks,
+                    file.arch.channels,
+                    self.config.size,
+                    file.arch.blocks,
+                    file.arch.channels
+                )));
+            }
             let mut f = file.clone();
             f.extra.insert("init".into(), "given".into());
             f

@@ -467,6 +467,48 @@ mod tests {
     use crate::exact::ExactSolver;
     use crate::minefield::{Config, Level};
 
+    /// Remembers the first position it is asked about.
+    struct FirstSeen(ExactSolver, Option<View>);
+
+    impl CellPredictor for FirstSeen {
+        fn name(&self) -> &str {
+            "first-seen"
+        }
+        fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError> {
+            self.1.get_or_insert_with(|| view.clone());
+            self.0.predict(view)
+        }
+    }
+
+    #[test]
+    fn the_first_click_option_is_honoured_by_every_rule() {
+        let cell = Cell::new(5, 7);
+        for rule in [FirstClick::None, FirstClick::Safe, FirstClick::Opening] {
+            for seed in 0..10 {
+                let cfg = Config::level(Level::Intermediate, rule);
+                let mut game = Minefield::new(cfg, seed);
+                let mut agent = Agent::new(FirstSeen(ExactSolver::default(), None));
+                agent.first = Some(cell);
+                agent.play(&mut game).unwrap();
+                match agent.predictor.1 {
+                    // the first click was the only click before the agent's first look
+                    Some(first) => {
+                        let revealed = first.get(cell);
+                        assert!(matches!(revealed, Seen::Number(_)), "{rule}: {revealed:?}");
+                        if rule == FirstClick::Opening {
+                            assert_eq!(revealed, Seen::Number(0));
+                        }
+                    }
+                    // lost (or won) on the first click: only possible without a guarantee
+                    None => {
+                        assert_eq!(rule, FirstClick::None);
+                        assert_eq!(game.exploded(), Some(cell));
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn never_clicks_a_proven_mine_nor_guesses_with_a_safe_cell_available() {
         let solver = ExactSolver::default();
