@@ -189,8 +189,9 @@ struct BenchArgs {
     /// Most layouts for which the endgame is searched exhaustively.
     #[arg(long, default_value_t = 64)]
     endgame_layouts: usize,
-    /// The agent's first click as ROW,COL (default: the centre with the opening rule,
-    /// the top-left corner otherwise).
+    /// The agent's first click as ROW,COL (default: with the opening rule, the third
+    /// cell from the top-left corner on boards under 16 cells a side and the fourth on
+    /// larger ones — the best measured; the top-left corner under the other rules).
     #[arg(long, value_parser = parse_row_col)]
     first_click: Option<Cell>,
 }

@@ -63,3 +63,41 @@ fn connect4_model_beats_a_shallow_alpha_beta_player() {
 const DEPTH: u32 = 4;
 /// Required share of the points over 20 games (wins + draws/2).
 const THRESHOLD: f64 = 0.8;
+
+/// The shipped mine model, on positions from games no run has generated (seeds past
+/// every data range), beats the AutoMine teacher it replaces on every level: its
+/// probabilities are closer to the exact ones, and its safest cell is more often an
+/// exactly safest cell; every cell it calls safe is safe.
+#[test]
+fn mine_model_beats_the_teacher_on_every_level() {
+    use tabula_automine::dataset::play_and_record;
+    use tabula_automine::eval::measure;
+    use tabula_automine::run::Board;
+    use tabula_automine::MineNet;
+    use tabula_mines::{FirstClick, Level, Teacher};
+
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mines.safetensors");
+    let mut net = MineNet::load(&path).expect("the shipped mine model loads");
+    for level in [Level::Beginner, Level::Intermediate, Level::Expert] {
+        let board = Board {
+            level,
+            rule: FirstClick::Safe,
+        };
+        let mut positions = Vec::new();
+        for k in 0..40 {
+            let seed = board.first_seed() + 1_000_000_000 + k;
+            positions.extend(play_and_record(board.config(), seed, 0.3).unwrap());
+        }
+        let ours = measure(&positions, |v| net.probabilities(v));
+        let teacher = measure(&positions, |v| Teacher.estimate(v).p);
+        assert!(ours.positions >= 40, "{board}: {ours:?}");
+        assert!(ours.kl < teacher.kl, "{board}: KL {} vs {}", ours.kl, teacher.kl);
+        assert!(
+            ours.safest_agrees > teacher.safest_agrees,
+            "{board}: {} vs {}",
+            ours.safest_agrees,
+            teacher.safest_agrees
+        );
+        assert_eq!(ours.claimed_safe_wrong, 0, "{board}");
+    }
+}
