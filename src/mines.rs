@@ -485,6 +485,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
                 "games_per_s": n as f64 / elapsed,
                 "threads": threads,
                 "guesses_per_game": guesses as f64 / n.max(1) as f64,
+                "solver": args.estimator.solver.name(),
             })
         );
         let mut f = fs::OpenOptions::new()
