@@ -318,8 +318,12 @@ fn play(args: PlayArgs) -> Result<ExitCode> {
                 Ok(p) => {
                     writeln!(
                         out,
-                        "P(mine) in tenths; ! = certain mine, _ = certain safe{}:\n{}",
-                        if p.approximate { " (approximate)" } else { "" },
+                        "P(mine) in tenths; {}:\n{}",
+                        if p.approximate {
+                            "! = a mine, _ = safe, by the estimate (approximate)"
+                        } else {
+                            "! = certain mine, _ = certain safe"
+                        },
                         render(&view, Some(&p))
                     )?;
                     Ok(())

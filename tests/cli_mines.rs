@@ -217,7 +217,7 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
         "r 0 0\nhint\nquit\n",
     );
     assert!(
-        text(&out.stdout).contains("P(mine) in tenths"),
+        text(&out.stdout).contains("by the estimate"),
         "{}",
         text(&out.stdout)
     );

@@ -91,7 +91,12 @@ fn mine_model_beats_the_teacher_on_every_level() {
         let ours = measure(&positions, |v| net.probabilities(v));
         let teacher = measure(&positions, |v| Teacher.estimate(v).p);
         assert!(ours.positions >= 40, "{board}: {ours:?}");
-        assert!(ours.kl < teacher.kl, "{board}: KL {} vs {}", ours.kl, teacher.kl);
+        assert!(
+            ours.kl < teacher.kl,
+            "{board}: KL {} vs {}",
+            ours.kl,
+            teacher.kl
+        );
         assert!(
             ours.safest_agrees > teacher.safest_agrees,
             "{board}: {} vs {}",

@@ -482,3 +482,67 @@ pub fn make_batch(set: &[Position], size: usize, rng: &mut impl Rng) -> CellBatc
     }
     batch
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::generate;
+
+    #[test]
+    fn the_net_overfits_a_handful_of_positions() {
+        let board = Board::parse("beginner/safe").unwrap();
+        let mut set = generate(board.config(), board.first_seed(), 6, 1.0).unwrap();
+        set.truncate(8);
+        let arch = CellArch::parse(PLANES, "2x16").unwrap();
+        let config = TrainConfig {
+            learning_rate: 3e-3,
+            weight_decay: 0.0,
+            ..TrainConfig::default()
+        };
+        let mut trainer =
+            CellTrainer::from_file(&CellNetFile::initial(&arch, TASK, 2), config).unwrap();
+        let kl = |t: &CellTrainer| {
+            let mut net = MineNet::from_file(&t.file()).unwrap();
+            measure(&set, |v| net.probabilities(v)).kl
+        };
+        let before = kl(&trainer);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        for _ in 0..300 {
+            let batch = make_batch(&set, 8, &mut rng);
+            trainer.step(&batch).unwrap();
+        }
+        let after = kl(&trainer);
+        assert!(before > 0.05, "{before}");
+        assert!(after < before / 5.0, "KL {before} -> {after}");
+    }
+
+    #[test]
+    fn boards_parse_and_runs_refuse_other_data() {
+        assert_eq!(
+            Board::parse("expert/opening").unwrap().to_string(),
+            "expert/opening"
+        );
+        assert!(Board::parse("expert").is_err());
+        assert!(Board::parse("huge/safe").is_err());
+        let a = RunConfig::default();
+        assert!(a.same_run(&RunConfig {
+            steps: 5,
+            eval_every: 7,
+            ..a.clone()
+        }));
+        assert!(!a.same_run(&RunConfig {
+            games: 5,
+            ..a.clone()
+        }));
+        let bad = RunConfig {
+            keep: f64::NAN,
+            ..a.clone()
+        };
+        assert!(bad.validate().is_err());
+        let bad = RunConfig {
+            boards: vec![],
+            ..a
+        };
+        assert!(bad.validate().is_err());
+    }
+}

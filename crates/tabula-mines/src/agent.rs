@@ -84,7 +84,11 @@ impl<P: CellPredictor> Agent<P> {
     pub fn first_click(dims: Dims, rule: FirstClick) -> Cell {
         match rule {
             FirstClick::Opening => {
-                let k = if dims.height.min(dims.width) >= 16 { 3 } else { 2 };
+                let k = if dims.height.min(dims.width) >= 16 {
+                    3
+                } else {
+                    2
+                };
                 Cell::new(k.min(dims.height / 2), k.min(dims.width / 2))
             }
             _ => Cell::new(0, 0),
