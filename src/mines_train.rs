@@ -29,17 +29,17 @@ pub struct TrainArgs {
     /// intermediate, expert, each with the safe and opening rules).
     #[arg(long, value_delimiter = ',')]
     boards: Option<Vec<String>>,
-    /// Data games per board, played by the exact agent (default 2000; one in ten is
+    /// Data games per board, played by the exact agent (default 5000; one in ten is
     /// held out for validation, one for test).
     #[arg(long, value_parser = crate::input::count(1, 10_000_000))]
     games: Option<usize>,
-    /// Share of each game's turns kept as training positions (default 0.2).
+    /// Share of each game's turns kept as training positions (default 0.3).
     #[arg(long, value_parser = crate::input::probability)]
     keep: Option<f64>,
     /// Positions per batch (default 32).
     #[arg(long, value_parser = crate::input::count(1, 4096))]
     batch: Option<usize>,
-    /// Train up to this many steps in total (default 20000; raise it to continue a
+    /// Train up to this many steps in total (default 12000; raise it to continue a
     /// finished run).
     #[arg(long, value_parser = crate::input::count(1, 1_000_000_000))]
     steps: Option<usize>,

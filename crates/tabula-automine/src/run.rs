@@ -100,6 +100,7 @@ pub struct RunConfig {
     pub seed: u64,
 }
 
+/// The defaults are the shipped model's run (`models/mines.json`).
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
@@ -108,15 +109,15 @@ impl Default for RunConfig {
                 .iter()
                 .flat_map(|l| ["safe", "opening"].map(|r| format!("{l}/{r}")))
                 .collect(),
-            games: 2000,
-            keep: 0.2,
+            games: 5000,
+            keep: 0.3,
             batch: 32,
-            steps: 20_000,
+            steps: 12_000,
             eval_every: 500,
             validation_positions: 300,
             train: TrainConfig {
                 learning_rate: 1e-3,
-                lr_decay_steps: 10_000,
+                lr_decay_steps: 8_000,
                 lr_decay: 0.3,
                 weight_decay: 1e-5,
                 ..TrainConfig::default()

@@ -8,7 +8,7 @@
 //! e.g. `mines`) and the architecture; the same file feeds training (burn) and the fast
 //! forward pass ([`CellNetwork`]).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use burn::module::Module;
@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use crate::infer::{fold, Conv};
 use crate::model::{tower, ConvBn, ResidualBlock};
 use crate::weights::{
-    collect_tensors, find_tensor, load_tensors, read_file, read_metadata, read_tensors, serialize,
-    write_atomically, NamedTensor, VERSION,
+    collect_tensors, extra_entries, find_tensor, load_tensors, metadata, read_file, read_metadata,
+    read_tensors, serialize, write_atomically, NamedTensor,
 };
 use crate::NnError;
 
@@ -163,16 +163,16 @@ impl CellNetFile {
 
     /// The safetensors bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, NnError> {
-        let mut meta = HashMap::new();
-        for (k, v) in &self.extra {
-            meta.insert(k.clone(), v.clone());
-        }
-        meta.insert("format".to_string(), CELL_FORMAT.to_string());
-        meta.insert("version".to_string(), VERSION.to_string());
-        meta.insert("task".to_string(), self.task.clone());
-        meta.insert(
-            "architecture".to_string(),
-            serde_json::to_string(&self.arch).unwrap_or_default(),
+        let meta = metadata(
+            &self.extra,
+            [
+                ("format", CELL_FORMAT.to_string()),
+                ("task", self.task.clone()),
+                (
+                    "architecture",
+                    serde_json::to_string(&self.arch).unwrap_or_default(),
+                ),
+            ],
         );
         serialize(&self.tensors, meta)
     }
@@ -186,11 +186,7 @@ impl CellNetFile {
         arch.validate()
             .map_err(|e| format!("bad architecture metadata: {e}"))?;
         let tensors = read_tensors(bytes)?;
-        let extra = meta
-            .iter()
-            .filter(|(k, _)| !["format", "version", "task", "architecture"].contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let extra = extra_entries(&meta, &["task", "architecture"]);
         let file = CellNetFile {
             task: get("task")?.clone(),
             arch,
@@ -333,25 +329,11 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    fn randomised(file: &mut CellNetFile, seed: u64) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        for t in &mut file.tensors {
-            let var = t.name.ends_with("running_var");
-            for x in &mut t.data {
-                *x = if var {
-                    rng.random_range(0.5..2.0)
-                } else {
-                    rng.random_range(-0.3..0.3)
-                };
-            }
-        }
-    }
-
     #[test]
     fn forward_agrees_with_burn_on_any_board_size() {
         let arch = CellArch::parse(5, "2x8").unwrap();
         let mut file = CellNetFile::initial(&arch, "test", 1);
-        randomised(&mut file, 2);
+        crate::weights::randomise(&mut file.tensors, 2);
         let device = Device::default();
         let model = file.to_model(&device).unwrap();
         let net = CellNetwork::from_file(&file).unwrap();

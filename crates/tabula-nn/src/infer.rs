@@ -405,27 +405,12 @@ mod tests {
         }
     }
 
-    /// Random weights (batch-norm statistics included, so the folding is exercised).
-    fn randomised(file: &mut WeightFile, seed: u64) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        for t in &mut file.tensors {
-            let var = t.name.ends_with("running_var");
-            for x in &mut t.data {
-                *x = if var {
-                    rng.random_range(0.5..2.0)
-                } else {
-                    rng.random_range(-0.3..0.3)
-                };
-            }
-        }
-    }
-
     fn agree_with_burn<G: Game>(game: G, size: &str) {
         let arch = crate::Architecture::preset(&game, size).unwrap();
         let device = Device::default();
         let model = PolicyValueNet::new(&arch, &device);
         let mut file = WeightFile::from_model(&model, &arch, &game.name());
-        randomised(&mut file, 3);
+        crate::weights::randomise(&mut file.tensors, 3);
         let model = file.to_model(&device).unwrap();
         let net = Network::from_weights(&file).unwrap();
         let batch = 5;

@@ -237,6 +237,52 @@ pub fn read_tensors(bytes: &[u8]) -> Result<Vec<NamedTensor>, String> {
     Ok(tensors)
 }
 
+/// The metadata of a file: its free-form `extra` entries, the [`VERSION`], then the
+/// `fixed` ones (`format` among them), which win over an extra entry of the same name.
+pub(crate) fn metadata<const N: usize>(
+    extra: &BTreeMap<String, String>,
+    fixed: [(&str, String); N],
+) -> HashMap<String, String> {
+    let mut meta: HashMap<String, String> =
+        extra.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    meta.insert("version".to_string(), VERSION.to_string());
+    for (k, v) in fixed {
+        meta.insert(k.to_string(), v);
+    }
+    meta
+}
+
+/// The entries of `meta` other than `format`, `version` and the `reserved` ones.
+pub(crate) fn extra_entries(
+    meta: &HashMap<String, String>,
+    reserved: &[&str],
+) -> BTreeMap<String, String> {
+    meta.iter()
+        .filter(|(k, _)| {
+            !["format", "version"].contains(&k.as_str()) && !reserved.contains(&k.as_str())
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+/// Overwrites `tensors` with random values (batch-norm variances in 0.5..2, everything
+/// else in -0.3..0.3), so that tests exercise every weight and the batch-norm folding.
+#[cfg(test)]
+pub(crate) fn randomise(tensors: &mut [NamedTensor], seed: u64) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for t in tensors {
+        let var = t.name.ends_with("running_var");
+        for x in &mut t.data {
+            *x = if var {
+                rng.random_range(0.5..2.0)
+            } else {
+                rng.random_range(-0.3..0.3)
+            };
+        }
+    }
+}
+
 /// Reads a whole file, naming it in the error.
 pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, NnError> {
     std::fs::read(path).map_err(|source| NnError::Io {
@@ -314,17 +360,17 @@ impl WeightFile {
 
     /// The safetensors bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, NnError> {
-        let mut meta = HashMap::new();
-        meta.insert("format".to_string(), FORMAT.to_string());
-        meta.insert("version".to_string(), VERSION.to_string());
-        meta.insert("game".to_string(), self.game.clone());
-        meta.insert(
-            "architecture".to_string(),
-            serde_json::to_string(&self.arch).unwrap_or_default(),
+        let meta = metadata(
+            &self.extra,
+            [
+                ("format", FORMAT.to_string()),
+                ("game", self.game.clone()),
+                (
+                    "architecture",
+                    serde_json::to_string(&self.arch).unwrap_or_default(),
+                ),
+            ],
         );
-        for (k, v) in &self.extra {
-            meta.insert(k.clone(), v.clone());
-        }
         serialize(&self.tensors, meta)
     }
 
@@ -350,11 +396,7 @@ impl WeightFile {
         arch.validate()
             .map_err(|e| format!("bad architecture metadata: {e}"))?;
         let tensors = read_tensors(bytes)?;
-        let extra = meta
-            .iter()
-            .filter(|(k, _)| !["format", "version", "game", "architecture"].contains(&k.as_str()))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let extra = extra_entries(&meta, &["game", "architecture"]);
         Ok(WeightFile {
             game: get("game")?.clone(),
             arch,
