@@ -126,6 +126,9 @@ enum Estimator {
 
 impl EstimatorArgs {
     fn load(&self) -> Result<Estimator> {
+        if self.model.is_some() && self.solver != SolverKind::Net {
+            bail!("--model is the network of --solver net; add --solver net");
+        }
         Ok(match self.solver {
             SolverKind::Exact => Estimator::Exact,
             SolverKind::Teacher => Estimator::Teacher,

@@ -221,6 +221,11 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
         "{}",
         text(&out.stdout)
     );
+    refused(
+        &["mines", "solve", "--model", m, pos.to_str().unwrap()],
+        "",
+        "add --solver net",
+    );
     // curves
     let out = tabula(&["plot", "--run", run_s], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
