@@ -174,6 +174,15 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
         "mines", "train", "--run", run_s, "--games", "40", "--steps", "6",
     ];
     refused(&args, "", "another configuration");
+    // --restart starts again, deleting only what a run writes
+    let keep = run.join("data").join("notes.txt");
+    std::fs::write(&keep, "mine").unwrap();
+    let out = train(&["--steps", "2", "--restart"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(metrics().lines().count(), 1);
+    assert!(keep.is_file());
+    let out = train(&["--steps", "6"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
     // the held-out test set is measured beside the teacher and the exact solver
     let out = tabula(&["mines", "eval", "--run", run_s, "--calibration"], "");
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -236,9 +236,17 @@ impl MinesRun {
                     std::fs::remove_file(&p).map_err(io_err(&p))?;
                 }
             }
-            let data = dir.join("data");
-            std::fs::remove_dir_all(&data).map_err(io_err(&data))?;
-            std::fs::create_dir_all(&data).map_err(io_err(&data))?;
+            // Only the files a run writes: a directory given by mistake keeps the rest.
+            for level in [Level::Beginner, Level::Intermediate, Level::Expert] {
+                for rule in [FirstClick::None, FirstClick::Safe, FirstClick::Opening] {
+                    let board = Board { level, rule }.data_file();
+                    for p in [dir.join(&board), dir.join(&board).with_extension("tmp")] {
+                        if p.exists() {
+                            std::fs::remove_file(&p).map_err(io_err(&p))?;
+                        }
+                    }
+                }
+            }
         } else if path.is_file() {
             let stored = stored_config(dir)?;
             if !stored.same_run(&config) {

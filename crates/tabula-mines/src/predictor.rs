@@ -1,5 +1,5 @@
 //! The interface every mine-probability estimator offers: the exact solver, the
-//! AutoMine teacher, and a learned model once one exists.
+//! AutoMine teacher, and the learned model (`tabula_automine::MineNet`).
 
 use crate::error::MinesError;
 use crate::view::View;
