@@ -12,7 +12,6 @@ use std::path::Path;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use tabula_mines::agent::Decision;
 use tabula_mines::{Agent, Cell, Config, Dims, ExactSolver, Minefield, Seen, Status, View};
 
 use crate::error::io_err;
@@ -97,19 +96,7 @@ pub fn play_and_record(
                 view: view.clone(),
             });
         }
-        match agent.decide(&view, &probs) {
-            Decision::Reveal(cells) => {
-                for c in cells {
-                    if game.status() != Status::Playing {
-                        break;
-                    }
-                    game.reveal(c)?;
-                }
-            }
-            Decision::Guess { cell, .. } => {
-                game.reveal(cell)?;
-            }
-        }
+        agent.decide(&view, &probs).apply(&mut game)?;
     }
     Ok(kept)
 }

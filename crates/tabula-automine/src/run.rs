@@ -367,8 +367,10 @@ impl MinesRun {
         let target = self.config.steps;
         if trainer.steps() >= target {
             progress.message(&format!("the run has {} steps already", trainer.steps()));
-            return Ok(trainer.file());
+            return Ok(start);
         }
+        // The loop always saves at the target step, so this ends as the saved model.
+        let mut saved = start;
         progress.start("training steps", target - trainer.steps());
         let mut loss_sum = 0.0;
         let mut loss_count = 0usize;
@@ -412,6 +414,7 @@ impl MinesRun {
                         .collect(),
                 };
                 file.save(&model_path)?;
+                saved = file;
                 append_metrics(&self.dir, &line)?;
                 progress.message(&format!(
                     "step {next}: loss {:.4}, validation KL {}",
@@ -428,7 +431,7 @@ impl MinesRun {
             }
         }
         progress.finish();
-        Ok(CellNetFile::load(&model_path)?)
+        Ok(saved)
     }
 }
 

@@ -48,6 +48,27 @@ pub enum Decision {
     },
 }
 
+impl Decision {
+    /// Makes the move in `game`: every cell of a reveal (until the game ends), or the
+    /// guess.
+    pub fn apply(&self, game: &mut Minefield) -> Result<(), MinesError> {
+        match self {
+            Decision::Reveal(cells) => {
+                for &c in cells {
+                    if game.status() != Status::Playing {
+                        break;
+                    }
+                    game.reveal(c)?;
+                }
+            }
+            Decision::Guess { cell, .. } => {
+                game.reveal(*cell)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A Minesweeper player built on any [`CellPredictor`].
 pub struct Agent<P: CellPredictor> {
     predictor: P,
@@ -113,21 +134,12 @@ impl<P: CellPredictor> Agent<P> {
             let view = game.view();
             let probs = self.predictor.predict(&view)?;
             record.approximate_turns += usize::from(probs.approximate);
-            match self.decide(&view, &probs) {
-                Decision::Reveal(cells) => {
-                    for c in cells {
-                        if game.status() != Status::Playing {
-                            break;
-                        }
-                        game.reveal(c)?;
-                    }
-                }
-                Decision::Guess { cell, endgame, .. } => {
-                    record.guesses += 1;
-                    record.endgame_guesses += usize::from(endgame);
-                    game.reveal(cell)?;
-                }
+            let decision = self.decide(&view, &probs);
+            if let Decision::Guess { endgame, .. } = decision {
+                record.guesses += 1;
+                record.endgame_guesses += usize::from(endgame);
             }
+            decision.apply(game)?;
             record.turns += 1;
         }
         record.won = game.status() == Status::Won;

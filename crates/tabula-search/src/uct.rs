@@ -123,6 +123,24 @@ pub struct UctResult<M> {
     pub win_rate: f64,
 }
 
+impl<M: Copy> UctResult<M> {
+    /// The result of root `moves` after `simulations`: most visited first (ties to the
+    /// higher win rate), the first of them best.
+    fn ranked(mut moves: Vec<MoveStats<M>>, simulations: usize) -> UctResult<M> {
+        moves.sort_by(|a, b| {
+            b.visits
+                .cmp(&a.visits)
+                .then(b.win_rate.total_cmp(&a.win_rate))
+        });
+        UctResult {
+            best: moves.first().map(|m| m.mv),
+            win_rate: moves.first().map_or(0.5, |m| m.win_rate),
+            moves,
+            simulations,
+        }
+    }
+}
+
 /// A UCT searcher.
 pub struct Uct<G: Game, K: Knowledge<G> = Light> {
     config: UctConfig,
@@ -358,7 +376,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
 
     fn summary(&self, sims: usize) -> UctResult<G::Move> {
         let root = &self.nodes[0];
-        let mut moves: Vec<MoveStats<G::Move>> = (root.first_child
+        let moves: Vec<MoveStats<G::Move>> = (root.first_child
             ..root.first_child + root.child_count)
             .filter_map(|i| {
                 let n = &self.nodes[i as usize];
@@ -373,17 +391,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                 })
             })
             .collect();
-        moves.sort_by(|a, b| {
-            b.visits
-                .cmp(&a.visits)
-                .then(b.win_rate.total_cmp(&a.win_rate))
-        });
-        UctResult {
-            best: moves.first().map(|m| m.mv),
-            win_rate: moves.first().map_or(0.5, |m| m.win_rate),
-            moves,
-            simulations: sims,
-        }
+        UctResult::ranked(moves, sims)
     }
 }
 
@@ -438,17 +446,7 @@ pub fn search_parallel<G: Game, K: Knowledge<G> + Clone + Send>(
             m.win_rate = w / f64::from(m.visits);
         }
     }
-    merged.sort_by(|a, b| {
-        b.visits
-            .cmp(&a.visits)
-            .then(b.win_rate.total_cmp(&a.win_rate))
-    });
-    UctResult {
-        best: merged.first().map(|m| m.mv),
-        win_rate: merged.first().map_or(0.5, |m| m.win_rate),
-        moves: merged,
-        simulations,
-    }
+    UctResult::ranked(merged, simulations)
 }
 
 #[cfg(test)]
