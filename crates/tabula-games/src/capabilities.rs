@@ -11,6 +11,8 @@ use tabula_search::exact::{EvalSet, ExactSolver};
 use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::uct::Knowledge;
 
+use crate::view::{go_columns, go_rows, BoardView, Layout};
+
 /// Why a capability a game offers could not deliver.
 #[derive(Debug, thiserror::Error)]
 pub enum CapabilityError {
@@ -96,6 +98,28 @@ pub trait Capabilities: Game {
     fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
         None
     }
+
+    /// The board as a grid a front end can draw, if the game has one.
+    fn board_view(&self) -> Option<BoardView> {
+        None
+    }
+
+    /// The move a click on `(row, col)` of [`Capabilities::board_view`] makes, if it is
+    /// legal (Connect Four: any cell of a column plays the column).
+    fn move_at(&self, _row: usize, _col: usize) -> Option<Self::Move> {
+        None
+    }
+
+    /// Where `mv` shows on the board view (where the piece lands), `None` for moves that
+    /// have no point (a pass).
+    fn move_point(&self, _mv: Self::Move) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// `mv` if it is legal in `game`.
+fn legal<G: Game>(game: &G, mv: G::Move) -> Option<G::Move> {
+    game.is_legal(mv).then_some(mv)
 }
 
 impl Capabilities for TicTacToe {
@@ -122,6 +146,20 @@ impl Capabilities for TicTacToe {
 
     fn exhaustive_search_is_practical(&self) -> bool {
         true
+    }
+
+    fn board_view(&self) -> Option<BoardView> {
+        Some(BoardView::new(3, 3, Layout::Cells, ["X", "O"], |r, c| {
+            self.cell(r * 3 + c)
+        }))
+    }
+
+    fn move_at(&self, row: usize, col: usize) -> Option<u8> {
+        (row < 3 && col < 3).then(|| legal(self, (row * 3 + col) as u8))?
+    }
+
+    fn move_point(&self, mv: u8) -> Option<(usize, usize)> {
+        Some((mv as usize / 3, mv as usize % 3))
     }
 }
 
@@ -216,6 +254,26 @@ positions = 500
     fn exhaustive_search_is_practical(&self) -> bool {
         self.geometry().cells() <= 16
     }
+
+    fn board_view(&self) -> Option<BoardView> {
+        let (w, h) = (self.geometry().width(), self.geometry().height());
+        let view = BoardView::new(h, w, Layout::Columns, ["red", "yellow"], |r, c| {
+            self.cell(c, h - 1 - r)
+        });
+        Some(view.labelled((1..=w).map(|c| c.to_string()).collect(), Vec::new()))
+    }
+
+    fn move_at(&self, row: usize, col: usize) -> Option<u8> {
+        let geo = self.geometry();
+        (row < geo.height() && col < geo.width()).then(|| legal(self, col as u8))?
+    }
+
+    fn move_point(&self, mv: u8) -> Option<(usize, usize)> {
+        let (col, h) = (mv as usize, self.geometry().height());
+        let filled = (0..h).take_while(|&r| self.cell(col, r).is_some()).count();
+        // Where the piece lands; a full column points at its top cell.
+        Some((h - 1 - filled.min(h - 1), col))
+    }
 }
 
 /// Go's training defaults (mini-go's too).
@@ -236,6 +294,24 @@ impl Capabilities for Go {
         GO_TRAINING
     }
 
+    fn board_view(&self) -> Option<BoardView> {
+        let n = self.size();
+        let view = BoardView::new(n, n, Layout::Intersections, ["black", "white"], |r, c| {
+            self.stone(r, c)
+        });
+        Some(view.labelled(go_columns(n), go_rows(n)))
+    }
+
+    fn move_at(&self, row: usize, col: usize) -> Option<u16> {
+        let n = self.size();
+        (row < n && col < n).then(|| legal(self, (row * n + col) as u16))?
+    }
+
+    fn move_point(&self, mv: u16) -> Option<(usize, usize)> {
+        let n = self.size();
+        (mv != self.pass()).then_some((mv as usize / n, mv as usize % n))
+    }
+
     fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
         Some(Box::new(GoKnowledge::default()))
     }
@@ -244,5 +320,23 @@ impl Capabilities for Go {
 impl Capabilities for MiniGo {
     fn training_defaults(&self) -> &'static str {
         GO_TRAINING
+    }
+
+    fn board_view(&self) -> Option<BoardView> {
+        let n = tabula_core::mini_go::SIZE;
+        let view = BoardView::new(n, n, Layout::Intersections, ["black", "white"], |r, c| {
+            self.stone(r, c)
+        });
+        Some(view.labelled(go_columns(n), go_rows(n)))
+    }
+
+    fn move_at(&self, row: usize, col: usize) -> Option<u16> {
+        let n = tabula_core::mini_go::SIZE;
+        (row < n && col < n).then(|| legal(self, (row * n + col) as u16))?
+    }
+
+    fn move_point(&self, mv: u16) -> Option<(usize, usize)> {
+        let n = tabula_core::mini_go::SIZE;
+        ((mv as usize) < n * n).then_some((mv as usize / n, mv as usize % n))
     }
 }

@@ -27,6 +27,8 @@
 
 pub mod capabilities;
 pub mod registry;
+pub mod view;
 
 pub use capabilities::{Capabilities, CapabilityError, TestSetSource};
+pub use view::{BoardView, Layout};
 pub use registry::{canonical_name, names, visit, GameVisitor, GAMES};

@@ -51,6 +51,8 @@ pub struct GameInfo {
     pub aliases: &'static [&'static str],
     /// What the options after `:` mean.
     pub options: &'static str,
+    /// Specifications a menu offers (e.g. `go:9`), the plain name first.
+    pub presets: &'static [&'static str],
     /// Builds the game from the options after `:` (`None`: no options given).
     pub build: fn(Option<&str>) -> Result<Built, GameError>,
 }
@@ -61,12 +63,14 @@ pub const GAMES: &[GameInfo] = &[
         name: "tictactoe",
         aliases: &["ttt"],
         options: "none",
+        presets: &["tictactoe"],
         build: |o| no_options("tictactoe", o).map(|_| Built::TicTacToe(TicTacToe::new())),
     },
     GameInfo {
         name: "connect4",
         aliases: &["c4", "connect-four"],
         options: "WIDTHxHEIGHT, default 7x6; width*(height+1) <= 64",
+        presets: &["connect4", "connect4:6x5", "connect4:8x7"],
         build: |o| {
             let geo = match o {
                 None => Geometry::STANDARD,
@@ -84,6 +88,7 @@ pub const GAMES: &[GameInfo] = &[
         aliases: &["baduk", "weiqi"],
         options:
             "board size 2-19 (default 7), e.g. go:9; area scoring, komi 7.5, positional superko",
+        presets: &["go:7", "go:9", "go:13", "go:19"],
         build: |o| {
             let size = match o {
                 None => 7,
@@ -98,6 +103,7 @@ pub const GAMES: &[GameInfo] = &[
         name: "mini-go",
         aliases: &["minigo"],
         options: "none: seed 000's 7x7 toy rules (no captures, 44 moves, more stones wins)",
+        presets: &["mini-go"],
         build: |o| no_options("mini-go", o).map(|_| Built::MiniGo(MiniGo::new())),
     },
 ];

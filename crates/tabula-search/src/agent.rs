@@ -126,3 +126,43 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
         })
     }
 }
+
+/// UCT with random (or the game's heavy) playouts, no network: the classic
+/// Monte-Carlo player.
+pub struct UctAgent<G: Game> {
+    search: crate::uct::Uct<G, Box<dyn crate::uct::Knowledge<G>>>,
+}
+
+impl<G: Game> UctAgent<G> {
+    /// An agent searching with `config` and the game's `knowledge` (`None`: light
+    /// random playouts).
+    pub fn new(
+        config: crate::uct::UctConfig,
+        knowledge: Option<Box<dyn crate::uct::Knowledge<G>>>,
+    ) -> Self {
+        let knowledge = knowledge.unwrap_or_else(|| Box::new(crate::uct::Light));
+        UctAgent {
+            search: crate::uct::Uct::with_knowledge(config, knowledge),
+        }
+    }
+}
+
+impl<G: Game> Agent<G> for UctAgent<G> {
+    fn name(&self) -> String {
+        "uct".into()
+    }
+
+    fn choose(&mut self, game: &G) -> Option<Choice<G::Move>> {
+        let result = self.search.search(game);
+        let mv = result.best?;
+        let visits = result.moves.first().map_or(0, |m| m.visits);
+        Some(Choice {
+            mv,
+            evaluation: format!(
+                "win rate {:.0}%, {visits} of {} playouts",
+                100.0 * result.win_rate,
+                result.simulations
+            ),
+        })
+    }
+}

@@ -566,6 +566,30 @@ impl<G: Game> Mcts<G> {
         }
     }
 
+    /// The principal variation after root move `mv`: `mv`, then the most visited child
+    /// at each node below it, at most `max` moves (empty if `mv` is not a root child).
+    pub fn principal_variation(&self, mv: G::Move, max: usize) -> Vec<G::Move> {
+        let mut line = Vec::new();
+        let mut node = match self.nodes[0].state {
+            NodeState::Expanded => self.children(0).find(|&c| self.nodes[c].mv == Some(mv)),
+            _ => None,
+        };
+        while let Some(n) = node {
+            if line.len() >= max || self.nodes[n].visits == 0 {
+                break;
+            }
+            line.extend(self.nodes[n].mv);
+            node = match self.nodes[n].state {
+                NodeState::Expanded => self
+                    .children(n)
+                    .filter(|&c| self.nodes[c].visits > 0)
+                    .max_by_key(|&c| self.nodes[c].visits),
+                _ => None,
+            };
+        }
+        line
+    }
+
     /// Runs one whole search with `evaluator` and returns its statistics.
     pub fn search<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &mut E) -> MctsResult<G::Move> {
         search_many(std::slice::from_mut(self), evaluator);
@@ -645,6 +669,32 @@ mod tests {
                 });
             }
         }
+    }
+
+    #[test]
+    fn principal_variation_follows_the_most_visited_children_and_is_legal() {
+        let config = MctsConfig {
+            simulations: 400,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(TicTacToe::new(), config);
+        let result = tree.search(&mut HashEvaluator);
+        let best = result.best().unwrap();
+        let pv = tree.principal_variation(best, 9);
+        assert!(pv.len() >= 2, "400 playouts reach below the root: {pv:?}");
+        assert_eq!(pv[0], best);
+        let mut game = TicTacToe::new();
+        for &mv in &pv {
+            assert!(game.try_play(mv).is_ok(), "{pv:?} is legal");
+        }
+        assert!(tree.principal_variation(best, 1).len() == 1);
+        // A move that is not a root child (the board is empty: none is missing, so use
+        // a tree rooted after a move) has no variation.
+        let mut after = TicTacToe::new();
+        after.play(4);
+        let mut tree = Mcts::new(after, config);
+        tree.search(&mut HashEvaluator);
+        assert!(tree.principal_variation(4, 9).is_empty());
     }
 
     /// Seed 000's search written plainly (recursive, one leaf at a time), the reference

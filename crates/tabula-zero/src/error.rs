@@ -40,6 +40,9 @@ pub enum ZeroError {
     /// A worker thread panicked (a bug; its results are lost, not counted as zeros).
     #[error("a {0} thread panicked")]
     Panicked(&'static str),
+    /// A model that cannot be used here (another game's weights, say).
+    #[error("{0}")]
+    Model(String),
     /// A network error.
     #[error(transparent)]
     Nn(#[from] tabula_nn::NnError),

@@ -11,6 +11,7 @@
 pub mod accuracy;
 pub mod config;
 pub mod error;
+pub mod evaluators;
 pub mod lock;
 pub mod records;
 pub mod replay;
