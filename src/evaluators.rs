@@ -74,7 +74,9 @@ pub fn evaluator<G: Game>(
     search: &SearchSettings,
     seed: u64,
 ) -> Result<(Box<dyn Evaluator<G>>, String)> {
-    Ok(tabula_zero::evaluators::evaluator(spec, game, search, seed)?)
+    Ok(tabula_zero::evaluators::evaluator(
+        spec, game, search, seed,
+    )?)
 }
 
 /// Plays a move list on `game`: moves separated by spaces or commas; a token that is not

@@ -17,6 +17,7 @@ mod mines;
 mod mines_train;
 mod perft;
 mod play;
+mod serve;
 mod solve;
 mod train;
 
@@ -62,6 +63,8 @@ enum Command {
     Book(book::BookArgs),
     /// Minesweeper: play, solve a saved position, benchmark the agent.
     Mines(mines::MinesArgs),
+    /// Serve the web app: play, analyse live, Minesweeper overlays, training curves.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -88,6 +91,7 @@ fn main() -> ExitCode {
         Command::Gtp(a) => gtp::run(a),
         Command::Match(a) => matches::run(a),
         Command::GoPatterns(a) => go_patterns::run(a),
+        Command::Serve(a) => serve::run(a),
     };
     match result {
         Ok(code) => code,

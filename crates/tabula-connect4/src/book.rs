@@ -20,12 +20,14 @@ use crate::solver::{Solver, SolverError};
 /// made by `tabula book connect4`.
 pub const BUILTIN_BOOK: &str = include_str!("../data/connect4-book.txt");
 
-/// The built-in book, for the standard board.
+/// The built-in book, for the standard board (parsed once per process).
 pub fn builtin() -> Result<Arc<OpeningBook>, BookError> {
-    Ok(Arc::new(OpeningBook::parse(
-        Geometry::STANDARD,
-        BUILTIN_BOOK,
-    )?))
+    static BOOK: std::sync::OnceLock<Arc<OpeningBook>> = std::sync::OnceLock::new();
+    if let Some(book) = BOOK.get() {
+        return Ok(book.clone());
+    }
+    let book = Arc::new(OpeningBook::parse(Geometry::STANDARD, BUILTIN_BOOK)?);
+    Ok(BOOK.get_or_init(|| book).clone())
 }
 
 /// Why a book file was refused or could not be built.

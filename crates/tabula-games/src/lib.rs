@@ -30,5 +30,5 @@ pub mod registry;
 pub mod view;
 
 pub use capabilities::{Capabilities, CapabilityError, TestSetSource};
-pub use view::{BoardView, Layout};
 pub use registry::{canonical_name, names, visit, GameVisitor, GAMES};
+pub use view::{BoardView, Layout};

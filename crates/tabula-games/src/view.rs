@@ -109,7 +109,9 @@ mod tests {
         fn visit<G: Capabilities>(self, mut game: G) {
             let mut seed = 12345u64;
             for _ in 0..40 {
-                let view = game.board_view().expect("every registered game has a board");
+                let view = game
+                    .board_view()
+                    .expect("every registered game has a board");
                 assert_eq!(view.cells.len(), view.rows * view.cols);
                 let moves = game.legal_moves();
                 if moves.is_empty() {
@@ -121,7 +123,9 @@ mod tests {
                         assert_eq!(game.move_at(r, c), Some(mv), "{}", game.name());
                     }
                 }
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let mv = moves[(seed >> 33) as usize % moves.len()];
                 let point = game.move_point(mv);
                 let mover = game.to_move();

@@ -34,7 +34,11 @@ pub fn shipped_model(game: &str) -> Option<PathBuf> {
 pub fn load_network<G: Game>(path: &Path, game: &G) -> Result<Arc<Network>, ZeroError> {
     let file = WeightFile::load(path)?;
     file.check_game(game).map_err(|e| {
-        ZeroError::Model(format!("cannot use {} for {}: {e}", path.display(), game.name()))
+        ZeroError::Model(format!(
+            "cannot use {} for {}: {e}",
+            path.display(),
+            game.name()
+        ))
     })?;
     Ok(Arc::new(Network::from_weights(&file)?))
 }
