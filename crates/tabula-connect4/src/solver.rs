@@ -23,6 +23,9 @@ pub enum SolverError {
     /// The game is already over.
     #[error("the game is already over")]
     GameOver,
+    /// The search went past the node limit ([`Solver::set_node_limit`]).
+    #[error("not solved within {0} positions")]
+    OverBudget(u64),
     /// The solver was built for another board size.
     #[error("position is {got}, the solver was built for {want}")]
     WrongBoard {
@@ -117,6 +120,13 @@ pub struct Solver {
     book: Option<Arc<OpeningBook>>,
     /// Deepest ply looked up in the book (-1 without one).
     book_depth: i32,
+    /// Positions one call may search (`u64::MAX`: no limit).
+    node_limit: u64,
+    /// `nodes` at which the current call stops.
+    stop_at: u64,
+    /// The current call went past its limit: results are meaningless and nothing more
+    /// is stored in the table.
+    aborted: bool,
 }
 
 impl Solver {
@@ -154,6 +164,31 @@ impl Solver {
             nodes: 0,
             book: None,
             book_depth: -1,
+            node_limit: u64::MAX,
+            stop_at: u64::MAX,
+            aborted: false,
+        }
+    }
+
+    /// Limits each later `solve`, `analyze` or `best_move` to `limit` positions (`None`:
+    /// no limit); past it they answer [`SolverError::OverBudget`], so that a front end
+    /// can offer exact answers only where they come quickly.
+    pub fn set_node_limit(&mut self, limit: Option<u64>) {
+        self.node_limit = limit.unwrap_or(u64::MAX);
+    }
+
+    /// Starts a call's node budget.
+    fn start_budget(&mut self) {
+        self.aborted = false;
+        self.stop_at = self.nodes.saturating_add(self.node_limit);
+    }
+
+    /// `value`, or the budget error if the call went past its limit.
+    fn within_budget<T>(&self, value: T) -> Result<T, SolverError> {
+        if self.aborted {
+            Err(SolverError::OverBudget(self.node_limit))
+        } else {
+            Ok(value)
         }
     }
 
@@ -205,12 +240,15 @@ impl Solver {
     /// The exact score of `game` (strong), or only its sign (`weak`: 1 win, 0 draw, -1 loss).
     pub fn solve(&mut self, game: &ConnectFour, weak: bool) -> Result<i32, SolverError> {
         let p = self.check(game)?;
-        Ok(self.solve_pos(&p, weak))
+        self.start_budget();
+        let score = self.solve_pos(&p, weak);
+        self.within_budget(score)
     }
 
     /// The score of every column from the side to move (`INVALID_MOVE` for full columns).
     pub fn analyze(&mut self, game: &ConnectFour, weak: bool) -> Result<Vec<i32>, SolverError> {
         let p = self.check(game)?;
+        self.start_budget();
         let cells = self.geo.cells() as i32;
         let mut scores = vec![INVALID_MOVE; self.geo.width()];
         for (col, score) in scores.iter_mut().enumerate() {
@@ -228,8 +266,11 @@ impl Solver {
                 let child = p.play(mv);
                 -self.solve_pos(&child, weak)
             };
+            if self.aborted {
+                break;
+            }
         }
-        Ok(scores)
+        self.within_budget(scores)
     }
 
     /// A best column and the position's score (with `weak`, a column that keeps the
@@ -237,6 +278,16 @@ impl Solver {
     /// it solves the position once, then tests columns in search order with one
     /// null-window search each until one reaches that score.
     pub fn best_move(&mut self, game: &ConnectFour, weak: bool) -> Result<(u8, i32), SolverError> {
+        self.start_budget();
+        let answer = self.best_move_within_budget(game, weak)?;
+        self.within_budget(answer)
+    }
+
+    fn best_move_within_budget(
+        &mut self,
+        game: &ConnectFour,
+        weak: bool,
+    ) -> Result<(u8, i32), SolverError> {
         let p = self.check(game)?;
         let cells = self.geo.cells() as i32;
         let possible = self.geo.possible(p.mask);
@@ -279,6 +330,7 @@ impl Solver {
         game: &ConnectFour,
     ) -> Result<(i32, Vec<(bool, bool)>), SolverError> {
         let p = self.check(game)?;
+        self.start_budget();
         let cells = self.geo.cells() as i32;
         let score = self.solve_pos(&p, false);
         let win_now = (cells + 1 - p.moves) / 2;
@@ -315,7 +367,7 @@ impl Solver {
                 }
             };
         }
-        Ok((score, out))
+        self.within_budget((score, out))
     }
 
     /// The first column in search order (centre outwards) with a cell in `moves`.
@@ -351,6 +403,9 @@ impl Solver {
                 med = max / 2;
             }
             let r = self.negamax(p, med, med + 1);
+            if self.aborted {
+                return 0;
+            }
             if r <= med {
                 max = r;
             } else {
@@ -397,6 +452,12 @@ impl Solver {
     fn negamax(&mut self, p: &Pos, mut alpha: i32, mut beta: i32) -> i32 {
         debug_assert!(alpha < beta);
         self.nodes += 1;
+        if self.nodes >= self.stop_at {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
         let cells = self.geo.cells() as i32;
         let possible = self.non_losing_moves(p);
         if possible == 0 {
@@ -452,14 +513,18 @@ impl Solver {
             let child = p.play(mv);
             let score = -self.negamax(&child, -beta, -alpha);
             if score >= beta {
-                self.table.put_lower(key, self.encode(score));
+                if !self.aborted {
+                    self.table.put_lower(key, self.encode(score));
+                }
                 return score;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put_upper(key, self.encode(alpha));
+        if !self.aborted {
+            self.table.put_upper(key, self.encode(alpha));
+        }
         alpha
     }
 }
@@ -487,6 +552,10 @@ impl ExactSolver<ConnectFour> for Solver {
 
     fn clear(&mut self) {
         self.table.clear();
+    }
+
+    fn set_node_limit(&mut self, limit: Option<u64>) {
+        Solver::set_node_limit(self, limit);
     }
 }
 
@@ -543,6 +612,33 @@ mod tests {
             let ours: Vec<i32> = ours.iter().map(|s| s.signum()).collect();
             assert_eq!(ours, theirs, "position {moves:?}");
         }
+    }
+
+    #[test]
+    fn a_node_limit_stops_a_long_search_and_leaves_the_table_sound() {
+        let g = ConnectFour::from_moves(Geometry::STANDARD, "44").unwrap();
+        let mut solver = Solver::new(Geometry::STANDARD, 16);
+        solver.set_node_limit(Some(10_000));
+        assert!(matches!(
+            solver.analyze(&g, true),
+            Err(SolverError::OverBudget(10_000))
+        ));
+        assert!(matches!(
+            solver.solve(&g, false),
+            Err(SolverError::OverBudget(_))
+        ));
+        // Easy positions still answer within the limit, and agree with an unlimited
+        // solver that never saw the aborted searches.
+        let late = "4453432655";
+        let g = ConnectFour::from_moves(Geometry::STANDARD, late).unwrap();
+        solver.set_node_limit(Some(5_000_000));
+        let limited = solver.analyze(&g, false).unwrap();
+        solver.set_node_limit(None);
+        let fresh = Solver::new(Geometry::STANDARD, 16)
+            .analyze(&g, false)
+            .unwrap();
+        assert_eq!(limited, fresh);
+        assert_eq!(solver.solve(&g, false).unwrap(), solve(late));
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub trait ExactSolver<G: Game> {
     fn reset_nodes(&mut self);
     /// Forgets every cached result (benchmarks time positions alone).
     fn clear(&mut self);
+    /// Limits each later call to about `limit` positions searched (`None`: no limit);
+    /// past it a call answers an error. Solvers without a limit ignore it.
+    fn set_node_limit(&mut self, _limit: Option<u64>) {}
 }
 
 /// A test position with its optimal and result-keeping actions.

@@ -89,17 +89,21 @@ function drawBoard(svg, board, { marks = [], last = null, ghosts = [], onClick =
     piece(gh.point[0], gh.point[1], gh.side, 0.55);
     text(svg, cx(gh.point[1]), cy(gh.point[0]), String(i + 1), { "font-size": cell * 0.32, "font-weight": 700, fill: gh.side === 1 ? "#fff" : "#000" });
   });
-  if (onClick) {
-    const hit = el("rect", { x: pad, y: pad, width: cols * cell, height: rows * cell, fill: "transparent", class: "hit" }, svg);
-    hit.style.cursor = "pointer";
-    hit.addEventListener("click", ev => {
+  // One listener on the <svg> itself, which outlives every redraw: live analysis
+  // redraws the board several times a second, and a click whose target was replaced
+  // between press and release would be lost. Acting on the press avoids that.
+  svg._board = { pad, cell, rows, cols, onClick };
+  svg.style.cursor = onClick ? "pointer" : "default";
+  if (onClick) el("rect", { x: pad, y: pad, width: cols * cell, height: rows * cell, fill: "transparent", class: "hit", "pointer-events": "none" }, svg);
+  if (!svg._listening) {
+    svg._listening = true;
+    svg.addEventListener("pointerdown", ev => {
+      const g = svg._board;
+      if (!g || !g.onClick || ev.button !== 0) return;
       const box = svg.getBoundingClientRect();
-      const c = Math.floor((ev.clientX - box.left - pad) / cell), r = Math.floor((ev.clientY - box.top - pad) / cell);
-      if (r >= 0 && c >= 0 && r < rows && c < cols) onClick(r, c);
+      const c = Math.floor((ev.clientX - box.left - g.pad) / g.cell), r = Math.floor((ev.clientY - box.top - g.pad) / g.cell);
+      if (r >= 0 && c >= 0 && r < g.rows && c < g.cols) g.onClick(r, c);
     });
-    // Marks above the hit area keep their hover titles; clicks on them play too.
-    for (const g of svg.querySelectorAll("g.mark")) svg.appendChild(g);
-    svg.querySelectorAll("g.mark").forEach(g => g.addEventListener("click", ev => hit.dispatchEvent(new MouseEvent("click", ev))));
   }
   return { cell, pad };
 }

@@ -15,7 +15,8 @@ function playerOptions(select, kinds, keep) {
 function setOptions(select, values, keep) {
   const old = keep ? select.value : null;
   clear(select);
-  for (const v of values) { const o = document.createElement("option"); o.value = v; o.textContent = v; select.appendChild(o); }
+  // Weight files show by their file name; the value keeps the whole path.
+  for (const v of values) { const o = document.createElement("option"); o.value = v; o.textContent = v.split("/").pop(); o.title = v; select.appendChild(o); }
   if (old && values.includes(old)) select.value = old;
 }
 
@@ -25,6 +26,7 @@ async function init() {
   setOptions($("game"), games.flatMap(g => g.presets));
   if (params.get("game")) $("game").value = params.get("game");
   $("game").onchange = () => newGame(false);
+  const start = (params.get("moves") || "").split(",").filter(m => m);
   $("new").onclick = () => newGame(true);
   $("undo").onclick = undo;
   $("pass").onclick = () => playText("pass");
@@ -33,7 +35,8 @@ async function init() {
   $("heatmode").onchange = render;
   $("model").onchange = analyse;
   $("p1").onchange = $("p2").onchange = () => aiMove(false);
-  await newGame(false);
+  S.game = $("game").value;
+  await load(start, false);
 }
 
 async function newGame(keep) {
@@ -115,7 +118,9 @@ function renderTable() {
   const a = S.analysis;
   if (!a) { $("summary").textContent = $("analyse").checked ? "Analysing…" : "Analysis off"; return; }
   const side = cap(S.state.board.pieces[a.to_move - 1]);
-  $("summary").textContent = `${a.evaluator}: ${a.simulations} simulations in ${fmt(a.seconds, 1)} s; value for ${side} ${fmt(a.value, 3)}; best ${a.best ?? "—"}${a.done ? "" : " (searching…)"}`;
+  let solverNote = "";
+  if (S.exact) solverNote = S.exact.unsolved ? " Exact: too deep for a quick solve." : S.exact.weak ? " Exact: results only (scores take too long here)." : "";
+  $("summary").textContent = `${a.evaluator}: ${a.simulations} simulations in ${fmt(a.seconds, 1)} s; value for ${side} ${fmt(a.value, 3)}; best ${a.best ?? "—"}${a.done ? "" : " (searching…)"}.${solverNote}`;
   const exact = {};
   if (S.exact) for (const m of S.exact.moves) exact[m.move] = m;
   for (const c of a.children.slice(0, 12)) {
@@ -123,7 +128,7 @@ function renderTable() {
     tr.className = "cand";
     const ex = exact[c.move];
     const cells = [c.move, c.visits, fmt(100 * c.prior, 1) + "%", fmt(c.q, 3)];
-    if (S.state.solver) cells.push(ex ? `${ex.result} (${ex.score})` : "");
+    if (S.state.solver) cells.push(ex ? ex.result + (S.exact.weak ? "" : ` (${ex.score})`) : (S.exact && S.exact.unsolved ? "?" : ""));
     cells.push(c.pv.join(" "));
     cells.forEach((v, i) => { const td = document.createElement("td"); td.textContent = v; if (i === cells.length - 1) td.className = "pv"; tr.appendChild(td); });
     tr.onmouseenter = () => { S.pv = c; render(); };

@@ -219,11 +219,25 @@ impl PositionVisitor for Solve {
             .ok_or_else(|| ApiError::NotFound(format!("{} has no exact solver", game.name())))?
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         if game.is_terminal() {
-            return Ok(json!({"game": game.name(), "moves": []}));
+            return Ok(json!({"game": game.name(), "weak": false, "moves": []}));
         }
-        let scores = solver
-            .analyze(&game, false)
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        // Exact scores of early positions can take the solver minutes; their results
+        // (win, draw or loss) often come at once. Within the budget, the best that can.
+        solver.set_node_limit(Some(SOLVE_NODES));
+        let mut weak = false;
+        let scores = match solver.analyze(&game, false) {
+            Ok(s) => s,
+            Err(_) => {
+                weak = true;
+                match solver.analyze(&game, true) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return Ok(json!({"game": game.name(), "weak": true, "moves": [],
+                                         "unsolved": format!("too deep for a quick solve ({e})")}))
+                    }
+                }
+            }
+        };
         let moves: Vec<Value> = scores
             .iter()
             .enumerate()
@@ -241,12 +255,17 @@ impl PositionVisitor for Solve {
                 Some(m)
             })
             .collect();
-        Ok(json!({"game": game.name(), "moves": moves}))
+        Ok(json!({"game": game.name(), "weak": weak, "moves": moves}))
     }
 }
 
+/// Positions the solver may search for one answer (about a second).
+pub const SOLVE_NODES: u64 = 20_000_000;
+
 /// `POST /api/solve`: the exact score of every legal move, from the side to move
-/// (positive wins, 0 draws, negative loses; Connect Four in Pons' scale).
+/// (positive wins, 0 draws, negative loses; Connect Four in Pons' scale); where that
+/// takes more than [`SOLVE_NODES`] positions, only its sign (`"weak": true`); where
+/// even that does, nothing (`"unsolved"`).
 pub fn solve(pos: &Position) -> Result<Value, ApiError> {
     pos.visit(Solve)
 }

@@ -28,6 +28,7 @@ pub fn shipped_model(game: &str) -> Option<PathBuf> {
     .into_iter()
     .map(|dir| dir.join(&file))
     .find(|p| p.is_file())
+    .map(|p| p.canonicalize().unwrap_or(p))
 }
 
 /// Loads a weight file and checks that it was made for `game`.
