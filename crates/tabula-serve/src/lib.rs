@@ -214,14 +214,24 @@ async fn blocking<T: Send + 'static>(
     .map_err(|e| ApiError::Internal(format!("the search failed: {e}")))?
 }
 
-async fn state(State(app): State<Shared>, body: Bytes) -> Result<Json<Value>, ApiError> {
-    let pos: games::Position = parse(&body)?;
-    Ok(Json(blocking(&app, move |_| games::state(&pos)).await?))
+/// Runs cheap `work` (replaying a game's moves) on the blocking pool without waiting
+/// for a search slot, so that boards stay quick while searches queue.
+async fn quick<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Internal(format!("the request failed: {e}")))?
 }
 
-async fn click(State(app): State<Shared>, body: Bytes) -> Result<Json<Value>, ApiError> {
+async fn state(body: Bytes) -> Result<Json<Value>, ApiError> {
+    let pos: games::Position = parse(&body)?;
+    Ok(Json(quick(move || games::state(&pos)).await?))
+}
+
+async fn click(body: Bytes) -> Result<Json<Value>, ApiError> {
     let c: games::Click = parse(&body)?;
-    Ok(Json(blocking(&app, move |_| games::click(c)).await?))
+    Ok(Json(quick(move || games::click(c)).await?))
 }
 
 async fn ai_move(State(app): State<Shared>, body: Bytes) -> Result<Json<Value>, ApiError> {
