@@ -55,7 +55,10 @@ fn serve_listens_where_it_says_and_plays_with_the_shipped_models() {
         .to_string();
     let state = post(&addr, "/api/state", r#"{"game":"connect4"}"#);
     assert!(state.starts_with("HTTP/1.1 200"), "{state}");
-    assert!(state.contains("connect4.safetensors"), "the shipped model is offered: {state}");
+    assert!(
+        state.contains("connect4.safetensors"),
+        "the shipped model is offered: {state}"
+    );
     let mv = post(
         &addr,
         "/api/move",
@@ -67,15 +70,28 @@ fn serve_listens_where_it_says_and_plays_with_the_shipped_models() {
         "/api/mines",
         r#"{"level":"beginner","seed":3,"actions":[{"op":"reveal","row":2,"col":2}]}"#,
     );
-    assert!(mines.contains("\"name\":\"net\""), "the shipped mine model overlays: {mines}");
+    assert!(
+        mines.contains("\"name\":\"net\""),
+        "the shipped mine model overlays: {mines}"
+    );
     drop(server);
 }
 
 #[test]
 fn serve_refuses_an_address_or_model_it_cannot_use() {
-    refused(&["serve", "--addr", "not-an-address"], "", "cannot listen on not-an-address");
     refused(
-        &["serve", "--addr", "127.0.0.1:0", "--mine-model", "models/connect4.safetensors"],
+        &["serve", "--addr", "not-an-address"],
+        "",
+        "cannot listen on not-an-address",
+    );
+    refused(
+        &[
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--mine-model",
+            "models/connect4.safetensors",
+        ],
         "",
         "models/connect4.safetensors",
     );

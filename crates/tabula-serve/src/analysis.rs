@@ -42,6 +42,16 @@ pub struct AnalysisRequest {
     pub seed: Option<u64>,
 }
 
+impl AnalysisRequest {
+    /// The position to analyse.
+    pub fn position(&self) -> crate::games::Position {
+        crate::games::Position {
+            game: self.game.clone(),
+            moves: self.moves.clone(),
+        }
+    }
+}
+
 /// The same request as URL query parameters (`moves` separated by commas), for
 /// `EventSource`, which can only `GET`.
 #[derive(Debug, Deserialize)]

@@ -13,52 +13,27 @@ const HTML: &str = "text/html; charset=utf-8";
 const JS: &str = "text/javascript; charset=utf-8";
 const CSS: &str = "text/css; charset=utf-8";
 
+/// An entry of [`ASSETS`]: the file `assets/NAME` with its media type.
+macro_rules! asset {
+    ($name:literal, $mime:expr) => {
+        Asset {
+            name: $name,
+            mime: $mime,
+            text: include_str!(concat!("../assets/", $name)),
+        }
+    };
+}
+
 const ASSETS: &[Asset] = &[
-    Asset {
-        name: "index.html",
-        mime: HTML,
-        text: include_str!("../assets/index.html"),
-    },
-    Asset {
-        name: "play.html",
-        mime: HTML,
-        text: include_str!("../assets/play.html"),
-    },
-    Asset {
-        name: "mines.html",
-        mime: HTML,
-        text: include_str!("../assets/mines.html"),
-    },
-    Asset {
-        name: "train.html",
-        mime: HTML,
-        text: include_str!("../assets/train.html"),
-    },
-    Asset {
-        name: "app.css",
-        mime: CSS,
-        text: include_str!("../assets/app.css"),
-    },
-    Asset {
-        name: "common.js",
-        mime: JS,
-        text: include_str!("../assets/common.js"),
-    },
-    Asset {
-        name: "play.js",
-        mime: JS,
-        text: include_str!("../assets/play.js"),
-    },
-    Asset {
-        name: "mines.js",
-        mime: JS,
-        text: include_str!("../assets/mines.js"),
-    },
-    Asset {
-        name: "train.js",
-        mime: JS,
-        text: include_str!("../assets/train.js"),
-    },
+    asset!("index.html", HTML),
+    asset!("play.html", HTML),
+    asset!("mines.html", HTML),
+    asset!("train.html", HTML),
+    asset!("app.css", CSS),
+    asset!("common.js", JS),
+    asset!("play.js", JS),
+    asset!("mines.js", JS),
+    asset!("train.js", JS),
 ];
 
 /// The media type and text of the embedded file `name`, if there is one.

@@ -193,17 +193,21 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Waits for one of the search slots.
+async fn search_slot(app: &App) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    app.searches
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::Internal("the server is shutting down".into()))
+}
+
 /// Runs `work` on the blocking pool once a search slot is free.
 async fn blocking<T: Send + 'static>(
     app: &App,
     work: impl FnOnce(&AtomicBool) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let permit = app
-        .searches
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::Internal("the server is shutting down".into()))?;
+    let permit = search_slot(app).await?;
     let cancel = Arc::new(AtomicBool::new(false));
     let _guard = CancelOnDrop(cancel.clone());
     tokio::task::spawn_blocking(move || {
@@ -252,10 +256,7 @@ async fn analyze(State(app): State<Shared>, body: Bytes) -> Result<Json<Value>, 
     let limits = app.limits;
     let result = blocking(&app, move |cancel| {
         let mut last = Value::Null;
-        let pos = games::Position {
-            game: req.game.clone(),
-            moves: req.moves.clone(),
-        };
+        let pos = req.position();
         pos.visit(analysis::Analysis {
             request: &req,
             limits,
@@ -277,19 +278,11 @@ async fn analyze_live(
     Query(q): Query<analysis::LiveQuery>,
 ) -> Result<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let req = analysis::AnalysisRequest::from(q);
-    let pos = games::Position {
-        game: req.game.clone(),
-        moves: req.moves.clone(),
-    };
+    let pos = req.position();
     // A bad position is a plain 400, before the stream starts.
     games::state(&pos)?;
     let limits = app.limits;
-    let permit = app
-        .searches
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::Internal("the server is shutting down".into()))?;
+    let permit = search_slot(&app).await?;
     let (tx, rx) = mpsc::channel::<Event>(4);
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
