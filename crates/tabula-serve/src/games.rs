@@ -39,6 +39,22 @@ impl Position {
     }
 }
 
+struct Replayed;
+
+impl PositionVisitor for Replayed {
+    type Output = ();
+    fn visit<G: Capabilities>(self, _game: G) -> Result<(), ApiError> {
+        Ok(())
+    }
+}
+
+impl Position {
+    /// Checks that the game exists and every move is legal.
+    pub fn check(&self) -> Result<(), ApiError> {
+        self.visit(Replayed)
+    }
+}
+
 /// Something done with a position whatever its game.
 pub trait PositionVisitor {
     /// What it returns.
@@ -90,6 +106,8 @@ pub fn state_json<G: Capabilities>(game: &G, moves: &[String]) -> Value {
             .map(|mv| move_json(game, mv))
             .collect()
     };
+    // Asked once: building a solver allocates its table.
+    let has_solver = game.exact_solver(1, false).is_some();
     json!({
         "game": game.name(),
         "moves": moves,
@@ -99,9 +117,9 @@ pub fn state_json<G: Capabilities>(game: &G, moves: &[String]) -> Value {
         "text": game.to_string(),
         "outcome": outcome,
         "legal": legal,
-        "players": players::available(game),
+        "players": players::available(game, has_solver),
         "models": players::models(game),
-        "solver": game.exact_solver(1, false).is_some(),
+        "solver": has_solver,
     })
 }
 

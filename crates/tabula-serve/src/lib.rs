@@ -280,7 +280,7 @@ async fn analyze_live(
     let req = analysis::AnalysisRequest::from(q);
     let pos = req.position();
     // A bad position is a plain 400, before the stream starts.
-    games::state(&pos)?;
+    pos.check()?;
     let limits = app.limits;
     let permit = search_slot(&app).await?;
     let (tx, rx) = mpsc::channel::<Event>(4);

@@ -32,10 +32,11 @@ pub struct PlayerSpec {
     pub seed: Option<u64>,
 }
 
-/// The player kinds `game` supports, best first.
-pub fn available<G: Capabilities>(game: &G) -> Vec<&'static str> {
+/// The player kinds `game` supports, best first (`has_solver`: the game has an exact
+/// solver).
+pub fn available<G: Capabilities>(game: &G, has_solver: bool) -> Vec<&'static str> {
     let mut kinds = Vec::new();
-    if game.exhaustive_search_is_practical() || game.exact_solver(1, false).is_some() {
+    if game.exhaustive_search_is_practical() || has_solver {
         kinds.push("perfect");
     }
     kinds.extend(["mcts", "uct", "random"]);
