@@ -43,6 +43,16 @@ pub enum ZeroError {
     /// A model that cannot be used here (another game's weights, say).
     #[error("{0}")]
     Model(String),
+    /// An object store (a shared run) failed, after retries where retrying can help.
+    #[error("object store {store}: {key}: {reason}")]
+    Store {
+        /// The store (its URL).
+        store: String,
+        /// The object.
+        key: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// A network error.
     #[error(transparent)]
     Nn(#[from] tabula_nn::NnError),

@@ -17,6 +17,8 @@ pub mod records;
 pub mod replay;
 pub mod run;
 pub mod selfplay;
+pub mod shared;
+pub mod store;
 
 pub use accuracy::{Accuracy, EvalSet, TestPosition};
 pub use config::ZeroConfig;

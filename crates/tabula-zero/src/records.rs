@@ -77,38 +77,45 @@ impl GameRecord {
     }
 }
 
-/// Writes `records` to `path` atomically (temporary file, then rename).
-pub fn write_records(path: &Path, records: &[GameRecord]) -> Result<(), ZeroError> {
-    let tmp = path.with_extension("tmp");
-    let file = std::fs::File::create(&tmp).map_err(io_err(&tmp))?;
-    let mut gz = GzEncoder::new(std::io::BufWriter::new(file), Compression::default());
+/// The compressed bytes of `records` (one JSON line each, gzip).
+pub fn encode_records(records: &[GameRecord]) -> Vec<u8> {
+    let mut gz = GzEncoder::new(Vec::new(), Compression::default());
     for r in records {
-        let line = serde_json::to_string(r).map_err(|e| ZeroError::Record {
-            file: path.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        writeln!(gz, "{line}").map_err(io_err(&tmp))?;
+        // A record is plain numbers and vectors: it always serialises, and writing to a
+        // vector cannot fail.
+        let line = serde_json::to_string(r).unwrap_or_default();
+        let _ = writeln!(gz, "{line}");
     }
-    let mut w = gz.finish().map_err(io_err(&tmp))?;
-    w.flush().map_err(io_err(&tmp))?;
-    drop(w);
-    std::fs::rename(&tmp, path).map_err(io_err(path))
+    gz.finish().unwrap_or_default()
 }
 
-/// Reads a file written by [`write_records`].
-pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, ZeroError> {
-    let file = std::fs::File::open(path).map_err(io_err(path))?;
-    let reader = BufReader::new(GzDecoder::new(file));
+/// Reads bytes written by [`encode_records`]; `name` names them in errors.
+pub fn decode_records(bytes: &[u8], name: &str) -> Result<Vec<GameRecord>, ZeroError> {
+    let reader = BufReader::new(GzDecoder::new(bytes));
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {
-        let line = line.map_err(io_err(path))?;
+        let line = line.map_err(|e| ZeroError::Record {
+            file: name.to_string(),
+            reason: format!("line {}: {e}", i + 1),
+        })?;
         if line.trim().is_empty() {
             continue;
         }
         out.push(serde_json::from_str(&line).map_err(|e| ZeroError::Record {
-            file: path.display().to_string(),
+            file: name.to_string(),
             reason: format!("line {}: {e}", i + 1),
         })?);
     }
     Ok(out)
+}
+
+/// Writes `records` to `path` atomically (temporary file, then rename).
+pub fn write_records(path: &Path, records: &[GameRecord]) -> Result<(), ZeroError> {
+    crate::run::write_atomic(path, &encode_records(records))
+}
+
+/// Reads a file written by [`write_records`].
+pub fn read_records(path: &Path) -> Result<Vec<GameRecord>, ZeroError> {
+    let bytes = std::fs::read(path).map_err(io_err(path))?;
+    decode_records(&bytes, &path.display().to_string())
 }

@@ -93,6 +93,12 @@ pub struct Metrics {
     pub promoted: bool,
     /// Accuracy against the solver (when measured).
     pub accuracy: Option<Accuracy>,
+    /// Shared runs: seconds the trainer waited for games with none arriving.
+    #[serde(default)]
+    pub idle_seconds: Option<f64>,
+    /// Shared runs: self-play workers whose games this generation trained on.
+    #[serde(default)]
+    pub workers: Option<usize>,
 }
 
 /// Receives progress (the CLI draws bars from it).
@@ -169,9 +175,13 @@ const CSV_COLUMNS: &[Column] = &[
     ("policy_keeps", |m| opt(m.accuracy.map(|a| a.policy_keeps))),
     ("mcts_optimal", |m| opt(m.accuracy.map(|a| a.mcts_optimal))),
     ("mcts_keeps", |m| opt(m.accuracy.map(|a| a.mcts_keeps))),
+    ("idle_seconds", |m| opt(m.idle_seconds)),
+    ("workers", |m| {
+        m.workers.map_or(String::new(), |w| w.to_string())
+    }),
 ];
 
-fn csv_header() -> String {
+pub(crate) fn csv_header() -> String {
     CSV_COLUMNS
         .iter()
         .map(|c| c.0)
@@ -180,7 +190,7 @@ fn csv_header() -> String {
 }
 
 impl Metrics {
-    fn csv(&self) -> String {
+    pub(crate) fn csv(&self) -> String {
         CSV_COLUMNS
             .iter()
             .map(|c| c.1(self))
@@ -197,14 +207,17 @@ pub fn read_metrics(dir: &Path) -> Result<Vec<Metrics>, ZeroError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(io_err(&path)(e)),
     };
+    parse_metrics(&text).map_err(|reason| ZeroError::Run {
+        dir: dir.display().to_string(),
+        reason,
+    })
+}
+
+/// The rows of a `metrics.jsonl` text.
+pub(crate) fn parse_metrics(text: &str) -> Result<Vec<Metrics>, String> {
     text.lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            serde_json::from_str(l).map_err(|e| ZeroError::Run {
-                dir: dir.display().to_string(),
-                reason: format!("bad metrics line: {e}"),
-            })
-        })
+        .map(|l| serde_json::from_str(l).map_err(|e| format!("bad metrics line: {e}")))
         .collect()
 }
 
@@ -471,7 +484,7 @@ impl<'a, G: Game> Run<'a, G> {
                     &format!("iteration {it}: self-play"),
                     cfg.selfplay.games as u64,
                 );
-                let tick = || self.progress.tick();
+                let tick = |_: &GameRecord| self.progress.tick();
                 let seed = cfg.seed.wrapping_mul(1_000_003).wrapping_add(it as u64);
                 let (records, stats) = play_games(
                     &self.start,
@@ -495,44 +508,15 @@ impl<'a, G: Game> Run<'a, G> {
             let mut rng = ChaCha8Rng::seed_from_u64(
                 cfg.seed ^ (it as u64).wrapping_mul(0xA24B_AED4_963E_E407),
             );
-            self.progress
-                .start(&format!("iteration {it}: training"), cfg.net.steps as u64);
-            let mut sum = Losses::default();
-            for step in 1..=cfg.net.steps {
-                let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, &mut rng);
-                let l = trainer.step(&batch)?;
-                if !(l.policy.is_finite() && l.value.is_finite()) {
-                    self.progress.finish();
-                    return Err(ZeroError::Diverged {
-                        iteration: it,
-                        step,
-                        what: format!("policy loss {}, value loss {}", l.policy, l.value),
-                        kept: state.iteration,
-                    });
-                }
-                sum.policy += l.policy;
-                sum.value += l.value;
-                self.progress.tick();
-            }
-            self.progress.finish();
-            let steps = cfg.net.steps.max(1) as f32;
-            let losses = Losses {
-                policy: sum.policy / steps,
-                value: sum.value / steps,
-            };
-            let mut weights = trainer.weights();
-            if let Some(t) = weights
-                .tensors
-                .iter()
-                .find(|t| t.data.iter().any(|v| !v.is_finite()))
-            {
-                return Err(ZeroError::Diverged {
-                    iteration: it,
-                    step: cfg.net.steps,
-                    what: format!("tensor {} holds a non-finite weight", t.name),
-                    kept: state.iteration,
-                });
-            }
+            let (losses, mut weights) = train_round(
+                &mut trainer,
+                &replay,
+                cfg,
+                &mut rng,
+                self.progress,
+                it,
+                state.iteration,
+            )?;
             weights.extra.insert("iteration".into(), it.to_string());
             weights.save(&self.path(&checkpoint_name(it)))?;
             let candidate = Arc::new(Network::from_weights(&weights)?);
@@ -596,6 +580,8 @@ impl<'a, G: Game> Run<'a, G> {
                 gate_score,
                 promoted,
                 accuracy,
+                idle_seconds: None,
+                workers: None,
             };
             self.append_metrics(&m)?;
             self.save_state(&state)?;
@@ -660,9 +646,61 @@ impl<'a, G: Game> Run<'a, G> {
     }
 }
 
+/// One round of training for iteration `it`: `net.steps` steps on batches drawn from
+/// `replay`; returns the mean losses and the new weights. A non-finite loss or weight is
+/// [`ZeroError::Diverged`], naming `kept`, the iteration the run stays at.
+pub(crate) fn train_round<G: Game>(
+    trainer: &mut Trainer,
+    replay: &ReplayBuffer<G>,
+    cfg: &ZeroConfig,
+    rng: &mut ChaCha8Rng,
+    progress: &dyn Progress,
+    it: usize,
+    kept: usize,
+) -> Result<(Losses, WeightFile), ZeroError> {
+    progress.start(&format!("iteration {it}: training"), cfg.net.steps as u64);
+    let mut sum = Losses::default();
+    for step in 1..=cfg.net.steps {
+        let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, rng);
+        let l = trainer.step(&batch)?;
+        if !(l.policy.is_finite() && l.value.is_finite()) {
+            progress.finish();
+            return Err(ZeroError::Diverged {
+                iteration: it,
+                step,
+                what: format!("policy loss {}, value loss {}", l.policy, l.value),
+                kept,
+            });
+        }
+        sum.policy += l.policy;
+        sum.value += l.value;
+        progress.tick();
+    }
+    progress.finish();
+    let steps = cfg.net.steps.max(1) as f32;
+    let losses = Losses {
+        policy: sum.policy / steps,
+        value: sum.value / steps,
+    };
+    let weights = trainer.weights();
+    if let Some(t) = weights
+        .tensors
+        .iter()
+        .find(|t| t.data.iter().any(|v| !v.is_finite()))
+    {
+        return Err(ZeroError::Diverged {
+            iteration: it,
+            step: cfg.net.steps,
+            what: format!("tensor {} holds a non-finite weight", t.name),
+            kept,
+        });
+    }
+    Ok((losses, weights))
+}
+
 /// Mean entropy (nats) of the network's policy over the legal moves of up to 256
 /// positions of this iteration's self-play games.
-fn policy_entropy<G: Game>(
+pub(crate) fn policy_entropy<G: Game>(
     start: &G,
     records: &[GameRecord],
     net: &Arc<Network>,
@@ -720,7 +758,7 @@ fn policy_entropy<G: Game>(
     total / n.max(1) as f64
 }
 
-fn summary(m: &Metrics) -> String {
+pub(crate) fn summary(m: &Metrics) -> String {
     let acc = m.accuracy.map_or(String::new(), |a| {
         format!(
             "  accuracy: policy {:.1}% (keeps result {:.1}%), mcts {:.1}% ({:.1}%)",

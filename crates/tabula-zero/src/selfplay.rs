@@ -75,8 +75,9 @@ struct Slot {
 }
 
 /// Plays `count` games from `start` with `net`, numbering them from `first_number`
-/// (each game's randomness comes from `seed` and its number). `progress` is called after
-/// each finished game.
+/// (each game's randomness comes from `seed` and its number). `finished` is shown each
+/// game as it ends (on the thread that played it), so that a caller can save games
+/// before the whole round is over.
 pub fn play_games<G: Game>(
     start: &G,
     net: Arc<Network>,
@@ -84,7 +85,7 @@ pub fn play_games<G: Game>(
     search: &SearchSettings,
     config: &SelfPlayConfig,
     seed: u64,
-    progress: &(dyn Fn() + Sync),
+    finished: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<(Vec<GameRecord>, SelfPlayStats), ZeroError> {
     let started = Instant::now();
     let threads = config.thread_count().min(count.max(1));
@@ -97,7 +98,7 @@ pub fn play_games<G: Game>(
             .map(|_| {
                 let net = net.clone();
                 let queue = &queue;
-                scope.spawn(move || worker(start, net, search, config, seed, queue, progress))
+                scope.spawn(move || worker(start, net, search, config, seed, queue, finished))
             })
             .collect();
         handles
@@ -187,7 +188,7 @@ fn worker<G: Game>(
     config: &SelfPlayConfig,
     seed: u64,
     queue: &Queue,
-    progress: &(dyn Fn() + Sync),
+    finished: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<WorkerOutput, ZeroError> {
     let mut evaluator = CachedEvaluator::new(
         NetworkEvaluator::new(net, start, search.eval_batch)?,
@@ -218,8 +219,8 @@ fn worker<G: Game>(
             if advance(&mut slots[i], &mut trees[i], config) {
                 let slot = slots.swap_remove(i);
                 trees.swap_remove(i);
+                finished(&slot.record);
                 done.push((slot.number, slot.record));
-                progress();
                 fresh += 1;
             } else {
                 i += 1;
@@ -304,7 +305,7 @@ mod tests {
             &SearchSettings::default(),
             &config,
             5,
-            &|| {},
+            &|_| {},
         )
         .unwrap();
         assert_eq!(records.len(), 23);
