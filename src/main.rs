@@ -17,6 +17,7 @@ mod mines;
 mod mines_train;
 mod perft;
 mod play;
+mod selfplay;
 mod serve;
 mod solve;
 mod train;
@@ -41,6 +42,10 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Train a network from self-play (AlphaZero) in a resumable run directory.
     Train(train::TrainArgs),
+    /// Play self-play games for a shared run (object store) and upload them.
+    Selfplay(selfplay::SelfPlayArgs),
+    /// Copy a shared run's objects to another store or directory (to resume it there).
+    CopyRun(selfplay::CopyRunArgs),
     /// Draw a training run's learning curves as an SVG.
     Plot(train::PlotArgs),
     /// Measure a network's share of optimal moves against the exact solver.
@@ -80,6 +85,8 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Train(a) => train::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
+        Command::CopyRun(a) => selfplay::copy_run(a),
         Command::Plot(a) => train::plot(a),
         Command::Accuracy(a) => train::accuracy(a),
         Command::Arena(a) => arena::run(a),

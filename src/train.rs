@@ -10,7 +10,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_games::TestSetSource;
+use tabula_nn::WeightFile;
 use tabula_zero::run::{read_metrics, stored_config};
+use tabula_zero::shared::{model_key, read_config, SharedTrainer, TrainerOptions};
+use tabula_zero::store::{is_url, RunStore};
 use tabula_zero::{EvalSet, Progress, Run, ZeroConfig};
 
 /// Train a network from self-play (AlphaZero), in a run directory that can be resumed.
@@ -18,13 +21,29 @@ use tabula_zero::{EvalSet, Progress, Run, ZeroConfig};
 /// `tabula train tictactoe --run runs/ttt` starts (or resumes) a run with the game's
 /// default configuration; `--config FILE` gives a TOML file (see README) for a new run.
 /// Kill it at any time; the same command resumes after the last completed iteration.
+///
+/// Shared runs: `--run s3://bucket/prefix` (or `--run DIR --distributed`) makes this the
+/// trainer of a run whose self-play comes from `tabula selfplay` workers on any number
+/// of machines (README: "Training on many machines").
 #[derive(Args)]
 pub struct TrainArgs {
     /// The game: tictactoe, connect4[:WxH], go[:N], mini-go.
     game: String,
-    /// The run directory (created if missing, resumed if it holds a run).
+    /// The run: a directory (created if missing, resumed if it holds a run), or an
+    /// object store URL (s3://BUCKET/PREFIX, file:///DIR) for a shared run.
     #[arg(long, required_unless_present = "print_config")]
-    run: Option<PathBuf>,
+    run: Option<String>,
+    /// Train a shared run: consume the games of `tabula selfplay` workers and publish
+    /// networks for them (implied by an s3:// or file:// --run).
+    #[arg(long)]
+    distributed: bool,
+    /// Start a new run from this network (e.g. models/connect4.safetensors) instead of
+    /// random weights, to continue training on another machine.
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// Shared runs: stop (resumably) when no game has arrived for this many seconds.
+    #[arg(long, default_value_t = 600.0, value_parser = crate::input::seconds(1.0, 1e7))]
+    idle_timeout: f64,
     /// A TOML configuration for a new run (fields not given keep the game's defaults).
     #[arg(long)]
     config: Option<PathBuf>,
@@ -124,46 +143,27 @@ impl GameVisitor for Train<'_> {
 
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let args = self.0;
-        let game_name = game.name();
         let defaults = crate::evaluators::training_config(&game)?;
         if args.print_config {
             print!("{}", defaults.to_toml());
             return Ok(());
         }
-        let Some(dir) = args.run.as_deref() else {
+        let Some(location) = args.run.as_deref() else {
             bail!("--run DIR is required");
         };
+        let init = match &args.init {
+            Some(path) => Some(
+                WeightFile::load(path)
+                    .with_context(|| format!("reading --init {}", path.display()))?,
+            ),
+            None => None,
+        };
+        if args.distributed || is_url(location) {
+            return train_shared(args, location, game, &defaults, init.as_ref());
+        }
+        let dir = Path::new(location);
         let stored = stored_config(dir, &defaults)?;
-        let read = |path: &Path| -> Result<ZeroConfig> {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            Ok(ZeroConfig::from_toml(&text, &defaults)?)
-        };
-        let mut config = match (&stored, &args.config) {
-            (_, Some(path)) if args.restart => read(path)?,
-            (Some(stored), Some(path)) => {
-                let given = read(path)?;
-                if &given != stored {
-                    bail!(
-                        "{} already holds a run with another configuration; resume it without --config, or start a new run directory",
-                        dir.display()
-                    );
-                }
-                given
-            }
-            (Some(stored), None) => stored.clone(),
-            (None, Some(path)) => read(path)?,
-            (None, None) => defaults.clone(),
-        };
-        if config.game != game_name {
-            bail!("the configuration is for {}, not {game_name}", config.game);
-        }
-        if let Some(n) = args.iterations {
-            config.iterations = n;
-        }
-        if let Some(t) = args.time_limit {
-            config.time_limit_s = t;
-        }
+        let config = resolve_config(args, location, stored, &defaults)?;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = if config.eval.every == 0 {
             None
@@ -189,6 +189,7 @@ impl GameVisitor for Train<'_> {
             dir,
             config,
             game,
+            init.as_ref(),
             eval_set.as_ref(),
             &progress,
             args.restart,
@@ -205,6 +206,109 @@ impl GameVisitor for Train<'_> {
         );
         Ok(())
     }
+}
+
+/// The configuration to train with: the stored one (a given `--config` must match it),
+/// or the given one, or the game's defaults; with `--iterations`/`--time-limit` applied.
+fn resolve_config(
+    args: &TrainArgs,
+    location: &str,
+    stored: Option<ZeroConfig>,
+    defaults: &ZeroConfig,
+) -> Result<ZeroConfig> {
+    let read = |path: &Path| -> Result<ZeroConfig> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        Ok(ZeroConfig::from_toml(&text, defaults)?)
+    };
+    let mut config = match (&stored, &args.config) {
+        (_, Some(path)) if args.restart => read(path)?,
+        (Some(stored), Some(path)) => {
+            let given = read(path)?;
+            if &given != stored {
+                bail!(
+                    "{location} already holds a run with another configuration; resume it without --config, or start a new run"
+                );
+            }
+            given
+        }
+        (Some(stored), None) => stored.clone(),
+        (None, Some(path)) => read(path)?,
+        (None, None) => defaults.clone(),
+    };
+    if config.game != defaults.game {
+        bail!(
+            "the configuration is for {}, not {}",
+            config.game,
+            defaults.game
+        );
+    }
+    if let Some(n) = args.iterations {
+        config.iterations = n;
+    }
+    if let Some(t) = args.time_limit {
+        config.time_limit_s = t;
+    }
+    Ok(config)
+}
+
+/// `tabula train` on a shared run: the trainer role.
+fn train_shared<G: Capabilities>(
+    args: &TrainArgs,
+    location: &str,
+    game: G,
+    defaults: &ZeroConfig,
+    init: Option<&WeightFile>,
+) -> Result<()> {
+    if args.restart {
+        bail!("--restart is for run directories; start a shared run over under a new prefix");
+    }
+    let store = RunStore::open(location)?;
+    let stored = read_config(&store, defaults)?;
+    let config = resolve_config(args, location, stored, defaults)?;
+    if config.gate.enabled {
+        eprintln!("note: shared runs publish every generation (no gating)");
+    }
+    let eval_set = if config.eval.every == 0 {
+        None
+    } else {
+        let cache = std::env::temp_dir().join(format!(
+            "tabula-eval-{}-{}.json",
+            game.name(),
+            config.eval.positions
+        ));
+        test_set(&game, &args.eval_data, config.eval.positions, &cache).unwrap_or_else(|e| {
+            eprintln!("warning: no accuracy measurement: {e:#}");
+            None
+        })
+    };
+    let progress = Bars::new(args.quiet);
+    let options = TrainerOptions {
+        idle_timeout: std::time::Duration::from_secs_f64(args.idle_timeout),
+        ..TrainerOptions::default()
+    };
+    let trainer = SharedTrainer::open(
+        store,
+        config,
+        game,
+        init,
+        eval_set.as_ref(),
+        &progress,
+        options,
+    )?;
+    eprintln!(
+        "training the shared run {location}; start workers with `tabula selfplay --run {location}`"
+    );
+    let state = trainer.train()?;
+    eprintln!(
+        "run {location}: generation {}, {} games, {} training steps, {:.0} s; newest network: {}",
+        state.generation,
+        state.games,
+        state.steps,
+        state.seconds,
+        model_key(state.generation)
+    );
+    Ok(())
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {

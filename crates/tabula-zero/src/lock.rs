@@ -18,7 +18,8 @@ pub struct RunLock {
     path: PathBuf,
 }
 
-fn host() -> String {
+/// This machine's name.
+pub(crate) fn host() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|h| h.trim().to_string())
         .ok()
@@ -28,7 +29,7 @@ fn host() -> String {
 }
 
 /// Whether a process with this id runs on this machine (`None`: cannot tell here).
-fn alive(pid: u32) -> Option<bool> {
+pub(crate) fn alive(pid: u32) -> Option<bool> {
     let proc = Path::new("/proc");
     proc.is_dir().then(|| proc.join(pid.to_string()).exists())
 }

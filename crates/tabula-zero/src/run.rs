@@ -256,12 +256,15 @@ impl<'a, G: Game> Run<'a, G> {
     /// directory holds none, resumes it otherwise (storing `config`, which may extend
     /// it), and starts it over only when `restart` says so. A directory that holds a
     /// run's files without its `state.json` is refused unless `restart`: starting over
-    /// would overwrite them. Games start at `start`; accuracy is measured on `eval_set`
-    /// if given.
+    /// would overwrite them. A new run starts from `init`'s weights when given (a
+    /// shipped network, to continue training elsewhere), from random ones otherwise.
+    /// Games start at `start`; accuracy is measured on `eval_set` if given.
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         dir: &Path,
         config: ZeroConfig,
         start: G,
+        init: Option<&WeightFile>,
         eval_set: Option<&'a EvalSet<G>>,
         progress: &'a dyn Progress,
         restart: bool,
@@ -303,7 +306,12 @@ impl<'a, G: Game> Run<'a, G> {
             std::fs::create_dir_all(&d).map_err(io_err(&d))?;
         }
         if restart || !has_state {
-            run.create()?;
+            run.create(init)?;
+        } else if init.is_some() {
+            return Err(ZeroError::Run {
+                dir: dir.display().to_string(),
+                reason: "it already holds a run; --init starts new runs only (give a new directory, or --restart)".into(),
+            });
         } else if stored_config(dir, &run.config)?.as_ref() != Some(&run.config) {
             // Extending a run (more iterations, another time limit): keep it in step.
             write_atomic(&run.path("config.toml"), run.config.to_toml().as_bytes())?;
@@ -352,16 +360,9 @@ impl<'a, G: Game> Run<'a, G> {
         self.dir.join(name)
     }
 
-    fn create(&self) -> Result<(), ZeroError> {
+    fn create(&self, init: Option<&WeightFile>) -> Result<(), ZeroError> {
         write_atomic(&self.path("config.toml"), self.config.to_toml().as_bytes())?;
-        let arch = Architecture::preset(&self.start, &self.config.net.size)?;
-        let trainer = Trainer::new(
-            &arch,
-            &self.start.name(),
-            self.config.net.optimizer.clone(),
-            self.config.seed,
-        );
-        let weights = trainer.weights();
+        let weights = initial_weights(&self.start, &self.config, init)?;
         weights.save(&self.path(&checkpoint_name(0)))?;
         weights.save(&self.path("best.safetensors"))?;
         for name in ["metrics.csv", "metrics.jsonl"] {
@@ -646,6 +647,29 @@ impl<'a, G: Game> Run<'a, G> {
     }
 }
 
+/// The weights a new run starts from: `init` (checked against the game) or random ones
+/// of the configured size.
+pub(crate) fn initial_weights<G: Game>(
+    start: &G,
+    config: &ZeroConfig,
+    init: Option<&WeightFile>,
+) -> Result<WeightFile, ZeroError> {
+    if let Some(w) = init {
+        w.check_game(start)?;
+        // The configured trainer must accept it (its architecture is the file's own).
+        Trainer::from_weights(w, config.net.optimizer.clone())?;
+        return Ok(w.clone());
+    }
+    let arch = Architecture::preset(start, &config.net.size)?;
+    Ok(Trainer::new(
+        &arch,
+        &start.name(),
+        config.net.optimizer.clone(),
+        config.seed,
+    )
+    .weights())
+}
+
 /// One round of training for iteration `it`: `net.steps` steps on batches drawn from
 /// `replay`; returns the mean losses and the new weights. A non-finite loss or weight is
 /// [`ZeroError::Diverged`], naming `kept`, the iteration the run stays at.
@@ -809,6 +833,7 @@ mod tests {
             dir,
             small_config(),
             TicTacToe::new(),
+            None,
             None,
             &Silent,
             restart,

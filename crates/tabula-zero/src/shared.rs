@@ -30,14 +30,16 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tabula_core::Game;
-use tabula_nn::{Architecture, Network, Trainer, WeightFile};
+use tabula_nn::{Network, Trainer, WeightFile};
 
 use crate::accuracy::{measure, EvalSet};
 use crate::config::ZeroConfig;
+use crate::lock::{alive, host};
 use crate::records::{decode_records, encode_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::run::{
-    csv_header, parse_metrics, policy_entropy, summary, train_round, Metrics, Progress,
+    csv_header, initial_weights, parse_metrics, policy_entropy, summary, train_round, Metrics,
+    Progress,
 };
 use crate::selfplay::{play_games, SelfPlayStats};
 use crate::store::{RunStore, Version};
@@ -73,15 +75,6 @@ fn now_unix() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
-}
-
-fn host() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "host".into())
 }
 
 fn run_error(store: &RunStore, reason: impl Into<String>) -> ZeroError {
@@ -179,8 +172,9 @@ struct LeaseBody {
 
 /// The trainer's hold on a shared run: `lock.json`, created only if absent and renewed
 /// by a thread every third of its length. Another trainer is refused until the lease
-/// expires (its holder stopped renewing: it died); one that finds it expired takes it
-/// over with a conditional put, so two cannot both succeed. Dropping it releases the run.
+/// expires (its holder stopped renewing: it died) — or at once if the holder was a
+/// process of the same machine that is gone; one that finds it void takes it over with a
+/// conditional put, so two cannot both succeed. Dropping it releases the run.
 pub struct Lease {
     lost: Arc<AtomicBool>,
     stop: Arc<(Mutex<bool>, Condvar)>,
@@ -211,7 +205,15 @@ impl Lease {
                     ));
                 };
                 let theirs: Option<LeaseBody> = serde_json::from_slice(&held.bytes).ok();
-                if let Some(t) = theirs.as_ref().filter(|t| t.expires_unix > now_unix()) {
+                // A lease is void once expired, or at once when its holder was a process
+                // of this machine that no longer exists (a killed trainer restarted here).
+                let live = |t: &&LeaseBody| {
+                    let dead_here = t.host == host()
+                        && t.pid != std::process::id()
+                        && alive(t.pid) == Some(false);
+                    t.expires_unix > now_unix() && !dead_here
+                };
+                if let Some(t) = theirs.as_ref().filter(live) {
                     return Err(run_error(
                         store,
                         format!(
@@ -387,22 +389,7 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
 
     /// Writes generation 0; `LATEST` last, so a crash before it leaves no run.
     fn create(&self, init: Option<&WeightFile>) -> Result<(), ZeroError> {
-        let weights = match init {
-            Some(w) => {
-                w.check_game(&self.start)?;
-                w.clone()
-            }
-            None => {
-                let arch = Architecture::preset(&self.start, &self.config.net.size)?;
-                Trainer::new(
-                    &arch,
-                    &self.start.name(),
-                    self.config.net.optimizer.clone(),
-                    self.config.seed,
-                )
-                .weights()
-            }
-        };
+        let weights = initial_weights(&self.start, &self.config, init)?;
         self.store.put(&model_key(0), weights.to_bytes()?)?;
         self.store.put(STATE, state_json(&SharedState::default()))?;
         self.store.put("metrics.jsonl", Vec::new())?;

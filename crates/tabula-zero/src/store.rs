@@ -13,13 +13,13 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::TryStreamExt;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
 use object_store::prefix::PrefixStore;
 use object_store::{
-    ClientOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, RetryConfig, UpdateVersion,
+    ClientConfigKey, ObjectStore, ObjectStoreExt, PutMode, PutOptions, RetryConfig, UpdateVersion,
 };
 
 use crate::ZeroError;
@@ -80,13 +80,15 @@ impl RunStore {
                 if bucket.is_empty() {
                     return Err(fail("no bucket in the URL (s3://BUCKET/PREFIX)".into()));
                 }
+                // Timeouts through config keys: client options given whole would replace
+                // those read from the environment (AWS_ALLOW_HTTP among them).
                 let s3 = AmazonS3Builder::from_env()
                     .with_bucket_name(bucket)
-                    .with_client_options(
-                        ClientOptions::new()
-                            .with_connect_timeout(Duration::from_secs(5))
-                            .with_timeout(Duration::from_secs(60)),
+                    .with_config(
+                        AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout),
+                        "5s",
                     )
+                    .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::Timeout), "60s")
                     .with_retry(RetryConfig {
                         max_retries: 2,
                         retry_timeout: Duration::from_secs(20),
@@ -156,6 +158,22 @@ impl RunStore {
         }
     }
 
+    /// An object-store error with its innermost cause, which its own message can leave
+    /// out ("builder error" for "URL scheme is not allowed").
+    fn failed(&self, key: &str, e: object_store::Error) -> ZeroError {
+        let mut reason = e.to_string();
+        let mut source = std::error::Error::source(&e);
+        let mut last = None;
+        while let Some(s) = source {
+            last = Some(s.to_string());
+            source = s.source();
+        }
+        if let Some(cause) = last.filter(|c| !reason.contains(c.as_str())) {
+            reason = format!("{reason}: {cause}");
+        }
+        self.error(key, reason)
+    }
+
     /// Runs `call` until it succeeds, fails for good, or has been tried [`ATTEMPTS`]
     /// times, with exponential backoff between tries.
     fn retry<T, F, Fut>(&self, key: &str, what: &str, call: F) -> Result<T, object_store::Error>
@@ -197,7 +215,7 @@ impl RunStore {
         match got {
             Ok((bytes, version)) => Ok(Some(Object { bytes, version })),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(self.error(key, e)),
+            Err(e) => Err(self.failed(key, e)),
         }
     }
 
@@ -210,7 +228,7 @@ impl RunStore {
                 .put_opts(&path, bytes.clone().into(), PutOptions::default())
         })
         .map(|_| ())
-        .map_err(|e| self.error(key, e))
+        .map_err(|e| self.failed(key, e))
     }
 
     /// Writes `key` only if it does not exist; `false` when it did (nothing written).
@@ -236,7 +254,7 @@ impl RunStore {
             // sees the object already there, as it is.
             Err(object_store::Error::AlreadyExists { .. })
             | Err(object_store::Error::Precondition { .. }) => Ok(None),
-            Err(e) => Err(self.error(key, e)),
+            Err(e) => Err(self.failed(key, e)),
         }
     }
 
@@ -258,7 +276,7 @@ impl RunStore {
                             .put_opts(&path, bytes.clone().into(), PutOptions::default())
                     })
                     .map(|r| Some(written(r)))
-                    .map_err(|e| self.error(key, e))
+                    .map_err(|e| self.failed(key, e))
                 }
                 _ => Ok(None),
             };
@@ -275,7 +293,7 @@ impl RunStore {
             Ok(r) => Ok(Some(written(r))),
             Err(object_store::Error::Precondition { .. })
             | Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(self.error(key, e)),
+            Err(e) => Err(self.failed(key, e)),
         }
     }
 
@@ -284,7 +302,7 @@ impl RunStore {
         let path = ObjectPath::from(key);
         match self.retry(key, "deleting", || self.store.delete(&path)) {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
-            Err(e) => Err(self.error(key, e)),
+            Err(e) => Err(self.failed(key, e)),
         }
     }
 
@@ -298,7 +316,7 @@ impl RunStore {
                     .map_ok(|m| m.location.to_string())
                     .try_collect::<Vec<_>>()
             })
-            .map_err(|e| self.error(prefix, e))?;
+            .map_err(|e| self.failed(prefix, e))?;
         keys.sort();
         Ok(keys)
     }
