@@ -6,7 +6,9 @@
 //! - [`replay`]: the replay window and symmetry-augmented batches;
 //! - [`accuracy`]: the share of optimal moves against an exact solver;
 //! - [`run`]: the loop over a resumable run directory, with metrics;
-//! - [`lock`]: one trainer per run directory.
+//! - [`lock`]: one trainer per run directory;
+//! - [`store`]: where a run's objects live (S3, a directory, memory) behind `object_store`;
+//! - [`shared`]: a run shared by one trainer and many self-play workers through a store.
 
 pub mod accuracy;
 pub mod config;
