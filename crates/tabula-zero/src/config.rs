@@ -246,6 +246,18 @@ impl ZeroConfig {
         toml::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// Validates the configuration and checks that it trains `game` (a run's opening check).
+    pub fn validate_for(&self, game: &str) -> Result<(), ZeroError> {
+        self.validate()?;
+        if self.game != game {
+            return Err(ZeroError::Config(format!(
+                "the configuration is for {}, the game is {game}",
+                self.game
+            )));
+        }
+        Ok(())
+    }
+
     /// Rejects values that cannot work.
     pub fn validate(&self) -> Result<(), ZeroError> {
         let s = &self.selfplay;

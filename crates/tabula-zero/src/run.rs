@@ -269,14 +269,7 @@ impl<'a, G: Game> Run<'a, G> {
         progress: &'a dyn Progress,
         restart: bool,
     ) -> Result<Self, ZeroError> {
-        config.validate()?;
-        if config.game != start.name() {
-            return Err(ZeroError::Config(format!(
-                "the configuration is for {}, the game is {}",
-                config.game,
-                start.name()
-            )));
-        }
+        config.validate_for(&start.name())?;
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
         let lock = RunLock::acquire(dir)?;
         let run = Run {

@@ -356,14 +356,7 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
         progress: &'a dyn Progress,
         options: TrainerOptions,
     ) -> Result<Self, ZeroError> {
-        config.validate()?;
-        if config.game != start.name() {
-            return Err(ZeroError::Config(format!(
-                "the configuration is for {}, the game is {}",
-                config.game,
-                start.name()
-            )));
-        }
+        config.validate_for(&start.name())?;
         let lease = Lease::acquire(&store, options.lease_seconds)?;
         let t = SharedTrainer {
             store,
