@@ -118,6 +118,27 @@ impl Progress for Bars {
     }
 }
 
+/// The set a run measures its accuracy on, if its configuration asks for one and the
+/// game offers one (a failure to build it is a warning, not a stop).
+fn run_eval_set<G: Capabilities>(
+    game: &G,
+    args: &TrainArgs,
+    config: &ZeroConfig,
+    cache: &Path,
+) -> Option<EvalSet<G>> {
+    if config.eval.every == 0 {
+        return None;
+    }
+    let set = test_set(game, &args.eval_data, config.eval.positions, cache).unwrap_or_else(|e| {
+        eprintln!("warning: no accuracy measurement: {e:#}");
+        None
+    });
+    if let Some(set) = &set {
+        eprintln!("accuracy is measured on {}", set.name);
+    }
+    set
+}
+
 /// The accuracy test set of `game`, if it offers one: every tic-tac-toe position, or
 /// `count` positions of Pons' sets in `data` for 7x6 Connect Four (its classification
 /// cached in `cache`).
@@ -165,25 +186,7 @@ impl GameVisitor for Train<'_> {
         let stored = stored_config(dir, &defaults)?;
         let config = resolve_config(args, location, stored, &defaults)?;
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let eval_set = if config.eval.every == 0 {
-            None
-        } else {
-            match test_set(
-                &game,
-                &args.eval_data,
-                config.eval.positions,
-                &dir.join("eval-set.json"),
-            ) {
-                Ok(set) => set,
-                Err(e) => {
-                    eprintln!("warning: no accuracy measurement: {e:#}");
-                    None
-                }
-            }
-        };
-        if let Some(set) = &eval_set {
-            eprintln!("accuracy is measured on {}", set.name);
-        }
+        let eval_set = run_eval_set(&game, args, &config, &dir.join("eval-set.json"));
         let progress = Bars::new(args.quiet);
         let run = Run::open(
             dir,
@@ -269,19 +272,14 @@ fn train_shared<G: Capabilities>(
     if config.gate.enabled {
         eprintln!("note: shared runs publish every generation (no gating)");
     }
-    let eval_set = if config.eval.every == 0 {
-        None
-    } else {
-        let cache = std::env::temp_dir().join(format!(
-            "tabula-eval-{}-{}.json",
-            game.name(),
-            config.eval.positions
-        ));
-        test_set(&game, &args.eval_data, config.eval.positions, &cache).unwrap_or_else(|e| {
-            eprintln!("warning: no accuracy measurement: {e:#}");
-            None
-        })
-    };
+    // The run lives in a store: the set's classification is cached beside the machine's
+    // other temporary files instead.
+    let cache = std::env::temp_dir().join(format!(
+        "tabula-eval-{}-{}.json",
+        game.name(),
+        config.eval.positions
+    ));
+    let eval_set = run_eval_set(&game, args, &config, &cache);
     let progress = Bars::new(args.quiet);
     let options = TrainerOptions {
         idle_timeout: std::time::Duration::from_secs_f64(args.idle_timeout),

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use common::{tabula, text};
+use common::{refused, tabula, text, ttt_arena_json};
 use tabula_zero::records::decode_records;
 use tabula_zero::shared::read_latest;
 use tabula_zero::store::RunStore;
@@ -218,13 +218,7 @@ fn a_run_shared_over_s3_survives_kills_trains_and_resumes_locally() {
         std::thread::sleep(Duration::from_millis(20));
     }
     // A second trainer on the same run is refused while the first holds its lease.
-    let out = tabula(&trainer_args, "");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("another trainer"),
-        "{}",
-        text(&out.stderr)
-    );
+    refused(&trainer_args, "", "another trainer");
 
     let worker = |id: &str, n: usize| {
         spawn(
@@ -301,27 +295,9 @@ fn a_run_shared_over_s3_survives_kills_trains_and_resumes_locally() {
     let local = tmp.join("local");
     let out = tabula(&["copy-run", url, local.to_str().unwrap()], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let model = format!("mcts:{}", local.join("models/000008.safetensors").display());
+    let model = local.join("models/000008.safetensors");
     for (plies, games) in [("0", "2"), ("1", "18")] {
-        let out = tabula(
-            &[
-                "arena",
-                &model,
-                "minimax",
-                "--game",
-                "tictactoe",
-                "--games",
-                games,
-                "--sims",
-                "200",
-                "--opening-plies",
-                plies,
-                "--json",
-            ],
-            "",
-        );
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        let r: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        let r = ttt_arena_json(&model, plies, games);
         assert_eq!(r["b_wins"], 0, "{r}");
     }
     // Copying onto a location that holds anything is refused.

@@ -7,35 +7,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{tabula, text};
+use common::{tabula, text, ttt_arena_json};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("tabula-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-fn arena_json(model: &Path, opening_plies: &str, games: &str) -> serde_json::Value {
-    let model = format!("mcts:{}", model.display());
-    let out = tabula(
-        &[
-            "arena",
-            &model,
-            "minimax",
-            "--game",
-            "tictactoe",
-            "--games",
-            games,
-            "--sims",
-            "200",
-            "--opening-plies",
-            opening_plies,
-            "--json",
-        ],
-        "",
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    serde_json::from_str(&text(&out.stdout)).expect("arena prints JSON")
 }
 
 #[test]
@@ -62,9 +39,9 @@ fn a_short_tictactoe_run_never_loses_to_minimax() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let best = run.join("best.safetensors");
     // From the empty board in both colours, and from every one-move opening in both.
-    let r = arena_json(&best, "0", "2");
+    let r = ttt_arena_json(&best, "0", "2");
     assert_eq!(r["b_wins"], 0, "{r}");
-    let r = arena_json(&best, "1", "18");
+    let r = ttt_arena_json(&best, "1", "18");
     assert_eq!(r["b_wins"], 0, "{r}");
     // Metrics: ten rows, accuracy measured at iterations 5 and 10.
     let csv = std::fs::read_to_string(run.join("metrics.csv")).unwrap();

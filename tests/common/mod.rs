@@ -48,3 +48,32 @@ pub fn refused(args: &[&str], stdin: &str, says: &str) -> String {
     assert!(err.contains(says), "{args:?} should say {says:?}: {err}");
     err
 }
+
+/// `tabula arena mcts:MODEL minimax` on tic-tac-toe (200 simulations a move, `games`
+/// games after `opening_plies` random plies), as its JSON summary.
+pub fn ttt_arena_json(
+    model: &std::path::Path,
+    opening_plies: &str,
+    games: &str,
+) -> serde_json::Value {
+    let model = format!("mcts:{}", model.display());
+    let out = tabula(
+        &[
+            "arena",
+            &model,
+            "minimax",
+            "--game",
+            "tictactoe",
+            "--games",
+            games,
+            "--sims",
+            "200",
+            "--opening-plies",
+            opening_plies,
+            "--json",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_str(&text(&out.stdout)).expect("arena prints JSON")
+}
