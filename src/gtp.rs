@@ -7,9 +7,13 @@
 //! clean-up phase, over the best Go player Tabula has (UCT with heavy playouts and priors,
 //! `tabula_search::go_knowledge`).
 
+use std::collections::VecDeque;
 use std::fs;
 use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
@@ -20,10 +24,15 @@ use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::HeavyPolicy;
 use tabula_core::sgf::{SgfGame, SgfMove};
 use tabula_core::{Game, Go, GoRules, Player};
-use tabula_search::go_bot::{Decision, GoBot, GoPlayer, RandomPlayer, ResignPolicy, UctPlayer};
+use tabula_search::analysis::AnalysisLimits;
+use tabula_search::go_bot::{
+    Decision, GoBot, GoPlayer, MctsPlayer, RandomPlayer, ResignPolicy, UctPlayer,
+};
 use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::time_control::TimeControl;
 use tabula_search::UctConfig;
+
+use crate::gtp_analysis;
 
 /// Run a GTP engine for Go on standard input/output (for GoGui, Sabaki, twogtp, or
 /// `tabula match`).
@@ -35,10 +44,16 @@ pub struct GtpArgs {
     /// Initial komi.
     #[arg(long, default_value_t = 7.5)]
     komi: f32,
-    /// The player behind genmove: `uct` (Monte-Carlo tree search, see --playouts) or
-    /// `random` (a random legal move that does not fill its own eyes).
+    /// The player behind genmove and the analysis commands: `uct` (Monte-Carlo tree
+    /// search over playouts, see --playouts), `mcts` (network-guided PUCT, see --model)
+    /// or `random` (a random legal move that does not fill its own eyes).
     #[arg(long, default_value = "uct")]
     player: String,
+    /// The network of `--player mcts`: a .safetensors file, or `rollout`, `uniform`,
+    /// `untrained`. Default: the shipped model for the board size
+    /// (models/go9.safetensors for 9x9), and an error on sizes that have none.
+    #[arg(long)]
+    model: Option<String>,
     /// Seconds per move when no time settings are given.
     #[arg(long, default_value_t = 1.0)]
     move_time: f64,
@@ -99,6 +114,13 @@ const COMMANDS: &[&str] = &[
     "time_settings",
     "time_left",
     "kgs-genmove_cleanup",
+    "stop",
+    "lz-analyze",
+    "kata-analyze",
+    "analyze",
+    "lz-genmove_analyze",
+    "kata-genmove_analyze",
+    "genmove_analyze",
 ];
 
 /// The playout policy (`heavy` or `light`), priors and pattern weights (a file, or the
@@ -131,6 +153,54 @@ pub fn knowledge(
     })
 }
 
+/// The player `args` ask for, for `game`'s board size.
+fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
+    let knowledge = || knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref());
+    let simulations = if args.sims == 0 {
+        usize::MAX
+    } else {
+        args.sims
+    };
+    Ok(match args.player.as_str() {
+        "random" => Box::new(RandomPlayer),
+        "mcts" => {
+            let spec = match &args.model {
+                Some(m) => m.clone(),
+                None => crate::evaluators::shipped_model(&game.name())
+                    .map(|p| p.display().to_string())
+                    .with_context(|| {
+                        format!(
+                            "no shipped model for {} (models/go{}.safetensors): give --model FILE \
+                             (or rollout, uniform, untrained)",
+                            game.name(),
+                            game.size()
+                        )
+                    })?,
+            };
+            let settings = crate::evaluators::SearchFlags::default().settings(game)?;
+            let (evaluator, label) =
+                crate::evaluators::evaluator(Some(&spec), game, &settings, args.seed)?;
+            Box::new(MctsPlayer {
+                evaluator,
+                settings,
+                simulations,
+                knowledge: knowledge()?,
+                label,
+            })
+        }
+        _ => Box::new(UctPlayer {
+            config: UctConfig {
+                exploration: args.exploration,
+                rave: args.rave,
+                simulations,
+                ..UctConfig::default()
+            },
+            knowledge: knowledge()?,
+            threads: args.threads,
+        }),
+    })
+}
+
 /// The engine's state.
 pub struct Engine {
     game: Go,
@@ -140,6 +210,9 @@ pub struct Engine {
     /// komi and rules are the game's, filled in when printed).
     record: SgfGame,
     bot: GoBot<Box<dyn GoPlayer>>,
+    /// The options the engine was started with (a new board size builds its player
+    /// again: a network is made for one size).
+    args: GtpArgs,
 }
 
 type Reply = std::result::Result<String, String>;
@@ -162,23 +235,7 @@ impl Engine {
                 ..GoRules::default()
             },
         )?;
-        let player: Box<dyn GoPlayer> = match args.player.as_str() {
-            "random" => Box::new(RandomPlayer),
-            _ => Box::new(UctPlayer {
-                config: UctConfig {
-                    exploration: args.exploration,
-                    rave: args.rave,
-                    simulations: if args.sims == 0 {
-                        usize::MAX
-                    } else {
-                        args.sims
-                    },
-                    ..UctConfig::default()
-                },
-                knowledge: knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref())?,
-                threads: args.threads,
-            }),
-        };
+        let player = make_player(&args, &game)?;
         let resign = ResignPolicy {
             threshold: args.resign,
             min_simulations: 100,
@@ -190,12 +247,19 @@ impl Engine {
             history: Vec::new(),
             record: SgfGame::default(),
             bot,
+            args,
         })
     }
 
     fn reset(&mut self, size: usize) -> std::result::Result<(), String> {
         let rules = self.game.rules();
-        self.game = Go::new(size, rules).map_err(|_| "unacceptable size".to_string())?;
+        let game = Go::new(size, rules).map_err(|_| "unacceptable size".to_string())?;
+        if size != self.game.size() && self.args.player == "mcts" {
+            let player =
+                make_player(&self.args, &game).map_err(|e| format!("unacceptable size: {e:#}"))?;
+            *self.bot.player_mut() = player;
+        }
+        self.game = game;
         self.history.clear();
         self.record = SgfGame::default();
         self.bot.new_game();
@@ -305,6 +369,8 @@ impl Engine {
             }
             "list_commands" => Ok(COMMANDS.join("\n")),
             "quit" => Ok(String::new()),
+            // analysis ends at the next command anyway; nothing runs in between
+            "stop" => Ok(String::new()),
             "boardsize" => {
                 n_args(1)?;
                 let size: usize = args[0]
@@ -492,8 +558,11 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
     if !(2..=19).contains(&args.size) {
         anyhow::bail!("--size must be 2 to 19");
     }
-    if args.player != "uct" && args.player != "random" {
-        anyhow::bail!("--player must be uct or random");
+    if !["uct", "mcts", "random"].contains(&args.player.as_str()) {
+        anyhow::bail!("--player must be uct, mcts or random");
+    }
+    if args.model.is_some() && args.player != "mcts" {
+        anyhow::bail!("--model is for --player mcts");
     }
     if !(args.exploration.is_finite() && (0.0..=100.0).contains(&args.exploration)) {
         anyhow::bail!("--exploration must be a number from 0 to 100");
@@ -505,9 +574,9 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
         anyhow::bail!("--resign must be a win rate from 0 (never) to below 1");
     }
     let mut engine = Engine::new(args)?;
-    let stdin = io::stdin();
+    let input = Input::spawn();
     let mut out = io::stdout().lock();
-    for line in crate::input::lines(stdin.lock()) {
+    while let Some(line) = input.next() {
         let line = match line? {
             (_, Some(line)) => line,
             (n, None) => {
@@ -522,6 +591,10 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
         };
         let id_text = id.map(|i| i.to_string()).unwrap_or_default();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        if gtp_analysis::is_analysis(&command) {
+            engine.stream(&command, &words, &id_text, &input, &mut out)?;
+            continue;
+        }
         let reply = if command.is_empty() {
             Err("empty command".to_string())
         } else {
@@ -539,6 +612,186 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// Standard input read on a thread of its own, so that a running analysis ends as soon
+/// as the next line arrives (GTP's analysis commands run until then).
+pub struct Input {
+    lines: mpsc::Receiver<io::Result<crate::input::Line>>,
+    /// Set whenever a line arrives (or the input ends).
+    arrived: Arc<AtomicBool>,
+    /// Lines taken off the channel while checking for one.
+    waiting: std::cell::RefCell<VecDeque<io::Result<crate::input::Line>>>,
+}
+
+impl Input {
+    fn spawn() -> Input {
+        let (tx, rx) = mpsc::channel();
+        let arrived = Arc::new(AtomicBool::new(false));
+        let flag = arrived.clone();
+        std::thread::spawn(move || {
+            for line in crate::input::lines(io::stdin().lock()) {
+                let failed = line.is_err();
+                // send before flagging: whoever sees the flag finds the line
+                if tx.send(line).is_err() || failed {
+                    break;
+                }
+                flag.store(true, Ordering::SeqCst);
+            }
+            flag.store(true, Ordering::SeqCst);
+        });
+        Input {
+            lines: rx,
+            arrived,
+            waiting: Default::default(),
+        }
+    }
+
+    /// The next line (`None`: the input has ended).
+    fn next(&self) -> Option<io::Result<crate::input::Line>> {
+        if let Some(line) = self.waiting.borrow_mut().pop_front() {
+            return Some(line);
+        }
+        self.lines.recv().ok()
+    }
+
+    /// Arms the flag for a new analysis: clears it, and sets it again at once if a line
+    /// (or the end of the input) is already waiting.
+    fn arm(&self) -> &AtomicBool {
+        self.arrived.store(false, Ordering::SeqCst);
+        let mut waiting = self.waiting.borrow_mut();
+        loop {
+            match self.lines.try_recv() {
+                Ok(line) => waiting.push_back(line),
+                Err(mpsc::TryRecvError::Empty) => break,
+                Err(mpsc::TryRecvError::Disconnected) => {
+                    self.arrived.store(true, Ordering::SeqCst);
+                    break;
+                }
+            }
+        }
+        if !waiting.is_empty() {
+            self.arrived.store(true, Ordering::SeqCst);
+        }
+        &self.arrived
+    }
+}
+
+impl Engine {
+    /// Runs an analysis command, writing its reply as it goes: `=id`, one `info` line
+    /// per interval, and the blank line that ends a GTP reply when the next command (or
+    /// an empty line) arrives — or, for the `…genmove_analyze` forms, `play MOVE` once
+    /// the move is chosen. A malformed command gets a `?` reply and changes nothing.
+    fn stream(
+        &mut self,
+        command: &str,
+        args: &[&str],
+        id: &str,
+        input: &Input,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        let req = match gtp_analysis::parse(command, args) {
+            Ok(r) => r,
+            Err(msg) => {
+                write!(out, "?{id} {msg}\n\n")?;
+                return out.flush();
+            }
+        };
+        let player = req.player.unwrap_or(self.game.to_move());
+        let mut game = self.game.clone();
+        game.set_to_move(player);
+        if req.genmove {
+            return self.stream_genmove(&req, player, id, out);
+        }
+        write!(out, "={id}\n")?;
+        out.flush()?;
+        let ownership = if req.ownership {
+            self.bot.ownership(&self.game, player)
+        } else {
+            None
+        };
+        let limits = AnalysisLimits {
+            max_visits: None,
+            max_time: None,
+            report_every: req.interval,
+            pv_length: PV_LENGTH,
+        };
+        let mut failed = None;
+        let stop = input.arm();
+        self.bot
+            .analyze(&self.game, player, &limits, stop, &mut |a| {
+                if failed.is_none() {
+                    let line =
+                        gtp_analysis::info_line(&req, &game, player, a, ownership.as_deref());
+                    if let Err(e) = writeln!(out, "{line}").and_then(|_| out.flush()) {
+                        failed = Some(e);
+                    }
+                }
+            });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        writeln!(out)?;
+        out.flush()
+    }
+
+    fn stream_genmove(
+        &mut self,
+        req: &gtp_analysis::AnalyzeRequest,
+        player: Player,
+        id: &str,
+        out: &mut impl Write,
+    ) -> io::Result<()> {
+        let game = {
+            let mut g = self.game.clone();
+            g.set_to_move(player);
+            g
+        };
+        let every = req.interval.unwrap_or(Duration::MAX);
+        let mut started = false;
+        let mut failed = None;
+        let decision = self
+            .bot
+            .genmove_analyze(&self.game, player, every, PV_LENGTH, &mut |a| {
+                if failed.is_some() {
+                    return;
+                }
+                let head = if started {
+                    String::new()
+                } else {
+                    format!("={id}\n")
+                };
+                started = true;
+                let line = gtp_analysis::info_line(req, &game, player, a, None);
+                if let Err(e) = write!(out, "{head}{line}\n").and_then(|_| out.flush()) {
+                    failed = Some(e);
+                }
+            });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        let head = if started {
+            String::new()
+        } else {
+            format!("={id}\n")
+        };
+        match decision {
+            Ok(Decision::Resign) => write!(out, "{head}play resign\n\n")?,
+            Ok(Decision::Play(action)) => match self.play_move(player, action) {
+                Ok(()) => write!(out, "{head}play {}\n\n", self.game.format_move(action))?,
+                Err(msg) if !started => write!(out, "?{id} {msg}\n\n")?,
+                // The bot only returns legal moves; should one not be, the reply
+                // already begun still ends as a reply must.
+                Err(_) => write!(out, "\n")?,
+            },
+            Err(e) if !started => write!(out, "?{id} {e}\n\n")?,
+            Err(_) => write!(out, "\n")?,
+        }
+        out.flush()
+    }
+}
+
+/// The longest principal variation an analysis line shows.
+const PV_LENGTH: usize = 15;
 
 #[cfg(test)]
 mod tests {
@@ -651,6 +904,7 @@ mod tests {
                 rave: 1000.0,
                 exploration: 0.25,
                 playouts: "light".into(),
+                model: None,
                 no_priors: true,
                 patterns: None,
                 threads: 1,

@@ -3,6 +3,7 @@
 //! Each subcommand lives in its own module; they call the library crates and own only
 //! input, output and error reporting.
 
+mod analysis_engine;
 mod analyze;
 mod arena;
 mod bench;
@@ -11,6 +12,7 @@ mod book;
 mod evaluators;
 mod go_patterns;
 mod gtp;
+mod gtp_analysis;
 mod input;
 mod matches;
 mod mines;
@@ -60,6 +62,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Run a Go engine speaking GTP v2 on standard input and output.
     Gtp(gtp::GtpArgs),
+    /// Answer KataGo-style JSON analysis queries on standard input (KaTrain, scripts; any game).
+    Analysis(analysis_engine::AnalysisArgs),
     /// Play Go matches between two GTP engines with a referee (e.g. against GnuGo).
     Match(matches::MatchArgs),
     /// Learn the Go playouts' 3x3 pattern weights from the engine's own games.
@@ -96,6 +100,7 @@ fn main() -> ExitCode {
         Command::Mines(a) => mines::run(a),
         Command::Book(a) => book::run(a),
         Command::Gtp(a) => gtp::run(a),
+        Command::Analysis(a) => analysis_engine::run(a),
         Command::Match(a) => matches::run(a),
         Command::GoPatterns(a) => go_patterns::run(a),
         Command::Serve(a) => serve::run(a),

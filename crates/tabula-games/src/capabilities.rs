@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use tabula_connect4::test_set::TestSetError;
 use tabula_connect4::{BookError, Solver, SolverAgent, TableTooLarge};
-use tabula_core::{ConnectFour, Game, Go, MiniGo, TicTacToe};
+use tabula_core::go::Ko;
+use tabula_core::{ConnectFour, Game, Go, MiniGo, Player, TicTacToe};
 use tabula_search::agent::{Agent, NegamaxAgent};
 use tabula_search::exact::{EvalSet, ExactSolver};
 use tabula_search::go_knowledge::GoKnowledge;
@@ -114,6 +115,30 @@ pub trait Capabilities: Game {
     /// have no point (a pass).
     fn move_point(&self, _mv: Self::Move) -> Option<(usize, usize)> {
         None
+    }
+
+    /// Sets a rule option by the name analysis protocols give it (KataGo's `komi`,
+    /// `rules` and the fields of its rules object), before the first move. `Ok(Some(
+    /// note))` when the game can only come close to what was asked; `Err` when it has
+    /// no such option or the value is bad (then nothing changed).
+    fn set_option(&mut self, key: &str, _value: &str) -> Result<Option<String>, String> {
+        Err(format!("{} has no option {key:?}", self.name()))
+    }
+
+    /// Puts a stone of `player` where `mv` would play, without it counting as a move
+    /// (KataGo's `initialStones`), in games that have setup stones.
+    fn place_setup_stone(&mut self, _player: Player, _mv: Self::Move) -> Result<(), String> {
+        Err(format!("{} has no setup stones", self.name()))
+    }
+
+    /// Gives the turn to `player`, in games where either side may move next (Go);
+    /// elsewhere only the side already to move is accepted.
+    fn give_turn(&mut self, player: Player) -> Result<(), String> {
+        if self.to_move() == player {
+            Ok(())
+        } else {
+            Err(format!("it is not {player:?}'s turn in {}", self.name()))
+        }
     }
 }
 
@@ -314,6 +339,122 @@ impl Capabilities for Go {
 
     fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
         Some(Box::new(GoKnowledge::default()))
+    }
+
+    fn set_option(&mut self, key: &str, value: &str) -> Result<Option<String>, String> {
+        let mut rules = self.rules();
+        let flag = |v: &str| match v.to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(format!("{key} must be true or false, not {v:?}")),
+        };
+        let note = match key {
+            "komi" => {
+                let komi: f32 = value
+                    .parse()
+                    .ok()
+                    .filter(|k: &f32| k.is_finite() && k.abs() <= 150.0 && (k * 2.0).fract() == 0.0)
+                    .ok_or_else(|| {
+                        format!(
+                            "komi must be an integer or half-integer in [-150, 150], not {value}"
+                        )
+                    })?;
+                self.set_komi(komi);
+                return Ok(None);
+            }
+            "rules" => {
+                let (ko, suicide, note) = match value.to_ascii_lowercase().as_str() {
+                    "tromp-taylor" => (Ko::PositionalSuperko, true, None),
+                    "chinese" => (Ko::Simple, false, None),
+                    "chinese-ogs" | "chinese-kgs" => (Ko::PositionalSuperko, false, None),
+                    "aga" | "bga" => (
+                        Ko::PositionalSuperko,
+                        false,
+                        Some("situational superko is played as positional superko"),
+                    ),
+                    "new-zealand" => (
+                        Ko::PositionalSuperko,
+                        true,
+                        Some("situational superko is played as positional superko"),
+                    ),
+                    "japanese" | "korean" => (
+                        Ko::Simple,
+                        false,
+                        Some("territory scoring is played as area scoring"),
+                    ),
+                    "stone-scoring" => (
+                        Ko::Simple,
+                        false,
+                        Some("stone scoring is played as area scoring"),
+                    ),
+                    _ => return Err(format!("unknown rules {value:?}")),
+                };
+                rules.ko = ko;
+                rules.suicide = suicide;
+                note
+            }
+            "ko" => {
+                rules.ko = match value.to_ascii_uppercase().as_str() {
+                    "SIMPLE" => Ko::Simple,
+                    "POSITIONAL" => Ko::PositionalSuperko,
+                    "SITUATIONAL" => Ko::PositionalSuperko,
+                    _ => return Err(format!("unknown ko rule {value:?}")),
+                };
+                value
+                    .eq_ignore_ascii_case("SITUATIONAL")
+                    .then_some("situational superko is played as positional superko")
+            }
+            "suicide" => {
+                rules.suicide = flag(value)?;
+                None
+            }
+            "scoring" => match value.to_ascii_uppercase().as_str() {
+                "AREA" => None,
+                "TERRITORY" => Some("territory scoring is played as area scoring"),
+                _ => return Err(format!("unknown scoring {value:?}")),
+            },
+            "tax" => match value.to_ascii_uppercase().as_str() {
+                "NONE" => None,
+                "SEKI" | "ALL" => Some("taxes are not played: plain area scoring"),
+                _ => return Err(format!("unknown tax {value:?}")),
+            },
+            "hasButton" => (flag(value)?).then_some("button Go is not played"),
+            "whiteHandicapBonus" => match value {
+                "0" => None,
+                "N" | "N-1" => Some("no handicap bonus is given: add it to komi"),
+                _ => {
+                    return Err(format!(
+                        "whiteHandicapBonus must be 0, N or N-1, not {value:?}"
+                    ))
+                }
+            },
+            _ => return Err(format!("Go has no option {key:?}")),
+        };
+        if rules != self.rules() {
+            if self.ply() > 0 || !self.is_empty_board() {
+                return Err("rules change only before the first move".into());
+            }
+            *self = Go::new(self.size(), rules).map_err(|e| e.to_string())?;
+        }
+        Ok(note.map(String::from))
+    }
+
+    fn place_setup_stone(&mut self, player: Player, mv: u16) -> Result<(), String> {
+        let n = self.size();
+        if mv == self.pass() {
+            return Err("a setup stone needs a point, not a pass".into());
+        }
+        let (r, c) = (mv as usize / n, mv as usize % n);
+        if self.stone(r, c).is_some() {
+            return Err(format!("{} already has a stone", self.format_move(mv)));
+        }
+        self.set_setup_point(r, c, Some(player))
+            .map_err(|e| e.to_string())
+    }
+
+    fn give_turn(&mut self, player: Player) -> Result<(), String> {
+        self.set_to_move(player);
+        Ok(())
     }
 }
 

@@ -90,11 +90,22 @@ pub const GAMES: &[GameInfo] = &[
             "board size 2-19 (default 7), e.g. go:9; area scoring, komi 7.5, positional superko",
         presets: &["go:7", "go:9", "go:13", "go:19"],
         build: |o| {
+            let bad = || {
+                GameError::BadSpec(format!(
+                    "go:{}: expected a board size, e.g. go:9",
+                    o.unwrap_or("")
+                ))
+            };
             let size = match o {
                 None => 7,
-                Some(o) => o.parse().map_err(|_| {
-                    GameError::BadSpec(format!("go:{o}: expected a board size, e.g. go:9"))
-                })?,
+                // `go:9x9` too, so that a width and a height can name a Go board
+                Some(o) => match parse_size(o) {
+                    Ok((w, h)) if w == h => w,
+                    Ok(_) => {
+                        return Err(GameError::BadSpec(format!("go:{o}: Go boards are square")))
+                    }
+                    Err(_) => o.parse().map_err(|_| bad())?,
+                },
             };
             Ok(Built::Go(Box::new(Go::new(size, GoRules::default())?)))
         },
@@ -186,6 +197,7 @@ mod tests {
         assert_eq!(visit("connect4:7x6", Name).unwrap(), "connect4");
         assert_eq!(visit("go", Name).unwrap(), "go:7");
         assert_eq!(visit("go:19", Name).unwrap(), "go:19");
+        assert_eq!(visit("go:9x9", Name).unwrap(), "go:9");
         assert_eq!(visit("mini-go", Name).unwrap(), "mini-go");
         for bad in [
             "chess",
@@ -196,6 +208,7 @@ mod tests {
             "mini-go:9",
             "go:abc",
             "go:40",
+            "go:9x7",
             "",
         ] {
             assert!(visit(bad, Name).is_err(), "{bad}");

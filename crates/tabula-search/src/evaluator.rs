@@ -66,6 +66,12 @@ impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
     }
 }
 
+impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &mut E {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        (**self).evaluate(positions, out)
+    }
+}
+
 /// Uniform priors and value 0: search guided by nothing but the rules (and terminal results).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct UniformEvaluator;

@@ -1,14 +1,19 @@
 //! The Go bot: everything about playing a Go game well that is not the search itself
 //! and not the protocol — how long to think ([`TimeControl`]), when to pass, when to
 //! resign, and what to play in the clean-up phase — over any [`GoPlayer`] (UCT today,
-//! network MCTS next). KataGo splits it the same way: `search/` owns the bot and its time
-//! controls, the GTP front end only speaks the protocol.
+//! network MCTS) — and analysis of a position while a GUI watches. KataGo splits it the
+//! same way: `search/` owns the bot and its time controls, the GTP front end only speaks
+//! the protocol.
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use tabula_core::{Game, Go, Player};
 
+use crate::analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, UctAnalyzer};
+use crate::evaluator::Evaluator;
 use crate::go_knowledge::{dead_stones, ownership, GoKnowledge};
+use crate::settings::SearchSettings;
 use crate::time_control::TimeControl;
 use crate::uct::{search_parallel, UctConfig};
 
@@ -35,6 +40,44 @@ pub trait GoPlayer {
     fn ownership(&mut self, _pos: &Go, _seed: u64) -> Option<Vec<f32>> {
         None
     }
+
+    /// Searches `pos` within `limits` while reporting snapshots (see
+    /// [`Analyzer::analyze`]). By default one plain search, reported as its move alone.
+    fn analyze(
+        &mut self,
+        pos: &Go,
+        limits: &AnalysisLimits,
+        seed: u64,
+        _stop: &AtomicBool,
+        _report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Analysis<u16> {
+        let budget = limits.max_time.unwrap_or(Duration::from_secs(1));
+        let answer = self.search(pos, budget, seed);
+        let win_rate = answer.win_rate.unwrap_or(0.5);
+        Analysis {
+            visits: answer.simulations as u64,
+            win_rate,
+            score_lead: None,
+            moves: answer
+                .action
+                .map(|mv| crate::analysis::MoveInfo {
+                    mv,
+                    visits: answer.simulations as u32,
+                    win_rate,
+                    prior: 1.0,
+                    lcb: crate::analysis::lower_confidence_bound(
+                        win_rate,
+                        answer.simulations as u32,
+                    ),
+                    score_lead: None,
+                    score_stdev: None,
+                    pv: vec![mv],
+                })
+                .into_iter()
+                .collect(),
+            elapsed: budget,
+        }
+    }
 }
 
 impl<P: GoPlayer + ?Sized> GoPlayer for Box<P> {
@@ -46,6 +89,28 @@ impl<P: GoPlayer + ?Sized> GoPlayer for Box<P> {
     }
     fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
         (**self).ownership(pos, seed)
+    }
+    fn analyze(
+        &mut self,
+        pos: &Go,
+        limits: &AnalysisLimits,
+        seed: u64,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Analysis<u16> {
+        (**self).analyze(pos, limits, seed, stop, report)
+    }
+}
+
+impl Answer {
+    /// The answer an analysis gives: its best move, that move's win rate and the root's
+    /// visits.
+    pub fn from_analysis(a: &Analysis<u16>) -> Answer {
+        Answer {
+            action: a.best(),
+            win_rate: a.moves.first().map(|m| m.win_rate),
+            simulations: usize::try_from(a.visits).unwrap_or(usize::MAX),
+        }
     }
 }
 
@@ -80,6 +145,101 @@ impl GoPlayer for UctPlayer {
 
     fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
         Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
+    }
+
+    /// One search thread (root parallelism merges only the root's statistics, which
+    /// would leave the principal variations of all but one search out).
+    fn analyze(
+        &mut self,
+        pos: &Go,
+        limits: &AnalysisLimits,
+        seed: u64,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Analysis<u16> {
+        let mut analyzer = UctAnalyzer {
+            config: UctConfig {
+                seed,
+                ..self.config
+            },
+            knowledge: Box::new(self.knowledge.clone()),
+        };
+        let limits = AnalysisLimits {
+            max_visits: cap_visits(limits.max_visits, self.config.simulations),
+            ..*limits
+        };
+        analyzer.analyze(pos, &limits, stop, report)
+    }
+}
+
+/// The tighter of an analysis' visit limit and a player's own simulation cap.
+fn cap_visits(limit: Option<u64>, cap: usize) -> Option<u64> {
+    let cap = (cap != usize::MAX).then_some(cap as u64);
+    match (limit, cap) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Network-guided PUCT MCTS (any evaluator: a trained network, rollouts), with the
+/// playouts of `knowledge` for what the network does not tell (ownership, hence dead
+/// stones and the clean-up phase).
+pub struct MctsPlayer {
+    /// Leaf evaluation.
+    pub evaluator: Box<dyn Evaluator<Go>>,
+    /// PUCT settings.
+    pub settings: SearchSettings,
+    /// Simulations per move at most (`usize::MAX`: time decides).
+    pub simulations: usize,
+    /// Playouts for ownership.
+    pub knowledge: GoKnowledge,
+    /// What the evaluator is, for `name`.
+    pub label: String,
+}
+
+impl GoPlayer for MctsPlayer {
+    fn name(&self) -> String {
+        format!("mcts ({})", self.label)
+    }
+
+    fn search(&mut self, pos: &Go, budget: Duration, seed: u64) -> Answer {
+        let limits = AnalysisLimits {
+            max_visits: None,
+            max_time: Some(budget),
+            report_every: None,
+            pv_length: 1,
+        };
+        Answer::from_analysis(&self.analyze(
+            pos,
+            &limits,
+            seed,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        ))
+    }
+
+    fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
+        Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
+    }
+
+    fn analyze(
+        &mut self,
+        pos: &Go,
+        limits: &AnalysisLimits,
+        seed: u64,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Analysis<u16> {
+        let mut analyzer = MctsAnalyzer {
+            evaluator: &mut self.evaluator,
+            settings: self.settings,
+            seed,
+        };
+        let limits = AnalysisLimits {
+            max_visits: cap_visits(limits.max_visits, self.simulations),
+            ..*limits
+        };
+        analyzer.analyze(pos, &limits, stop, report)
     }
 }
 
@@ -165,6 +325,11 @@ impl<P: GoPlayer> GoBot<P> {
     /// The player.
     pub fn player(&self) -> &P {
         &self.player
+    }
+
+    /// The player, to change or replace it.
+    pub fn player_mut(&mut self) -> &mut P {
+        &mut self.player
     }
 
     /// A new game starts: it searches with new random numbers.
@@ -253,6 +418,58 @@ impl<P: GoPlayer> GoBot<P> {
         player: Player,
         cleanup: bool,
     ) -> Result<Decision, BotError> {
+        self.genmove_watched(game, player, cleanup, None)
+    }
+
+    /// [`GoBot::genmove`] while `watch` receives snapshots of the search every
+    /// `report_every` of its limits (GTP `kata-genmove_analyze`); the clock, not the
+    /// limits, decides how long it thinks.
+    pub fn genmove_analyze(
+        &mut self,
+        game: &Go,
+        player: Player,
+        report_every: Duration,
+        pv_length: usize,
+        report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Result<Decision, BotError> {
+        self.genmove_watched(game, player, false, Some((report_every, pv_length, report)))
+    }
+
+    /// An analysis of `game` with `player` to move, within `limits`, until `stop` is set
+    /// (GTP `lz-analyze`, `kata-analyze`).
+    pub fn analyze(
+        &mut self,
+        game: &Go,
+        player: Player,
+        limits: &AnalysisLimits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Analysis<u16>),
+    ) -> Analysis<u16> {
+        let mut pos = game.clone();
+        pos.clear_passes();
+        pos.set_to_move(player);
+        let seed = self.seed_for(0xa5a5);
+        self.moves_searched += 1;
+        self.player.analyze(&pos, limits, seed, stop, report)
+    }
+
+    /// Who owns each point at the end (+1 Black to −1 White, row-major) as the player
+    /// reads `game` with `player` to move, if it can tell.
+    pub fn ownership(&mut self, game: &Go, player: Player) -> Option<Vec<f32>> {
+        let mut pos = game.clone();
+        pos.clear_passes();
+        pos.set_to_move(player);
+        let seed = self.seed_for(0x0a0a);
+        self.player.ownership(&pos, seed)
+    }
+
+    fn genmove_watched(
+        &mut self,
+        game: &Go,
+        player: Player,
+        cleanup: bool,
+        watch: Option<(Duration, usize, &mut dyn FnMut(&Analysis<u16>))>,
+    ) -> Result<Decision, BotError> {
         let mut pos = game.clone();
         let passes = pos.consecutive_passes();
         pos.clear_passes();
@@ -279,7 +496,20 @@ impl<P: GoPlayer> GoBot<P> {
             None => {
                 let budget = self.time.budget(player, pos.empty_points());
                 let seed = self.seed_for(0);
-                let answer = self.player.search(&pos, budget, seed);
+                let answer = match watch {
+                    None => self.player.search(&pos, budget, seed),
+                    Some((every, pv_length, report)) => {
+                        let limits = AnalysisLimits {
+                            max_visits: None,
+                            max_time: Some(budget),
+                            report_every: Some(every),
+                            pv_length,
+                        };
+                        let stop = AtomicBool::new(false);
+                        let a = self.player.analyze(&pos, &limits, seed, &stop, report);
+                        Answer::from_analysis(&a)
+                    }
+                };
                 if let Some(w) = answer.win_rate {
                     if self.resign.threshold > 0.0
                         && answer.simulations >= self.resign.min_simulations

@@ -13,7 +13,7 @@ use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
 use tabula_core::{Game, Go};
 
-use crate::uct::{Knowledge, Uct};
+use crate::uct::Knowledge;
 
 /// Heavy playouts and priors for Go.
 #[derive(Clone, Debug)]
@@ -81,27 +81,9 @@ impl GoKnowledge {
 /// Ownership: for every point (row-major), the mean area owner at the end of
 /// `playouts` playouts from `pos` with `knowledge`'s policy, +1 Black to −1 White.
 pub fn ownership(pos: &Go, knowledge: &GoKnowledge, playouts: usize, seed: u64) -> Vec<f32> {
-    let mut uct = Uct::with_knowledge(
-        crate::uct::UctConfig {
-            seed,
-            ..crate::uct::UctConfig::default()
-        },
-        knowledge.clone(),
-    );
-    let mut sum = vec![0f32; pos.size() * pos.size()];
-    for _ in 0..playouts {
-        let mut g = pos.clone();
-        uct.playout_with_knowledge(&mut g);
-        for (s, owner) in sum.iter_mut().zip(g.area_owners()) {
-            *s += match owner {
-                Some(tabula_core::Player::First) => 1.0,
-                Some(tabula_core::Player::Second) => -1.0,
-                None => 0.0,
-            };
-        }
-    }
-    let n = playouts.max(1) as f32;
-    sum.iter().map(|s| s / n).collect()
+    // GoKnowledge always tells owners
+    crate::uct::playout_ownership(knowledge, pos, playouts, seed)
+        .unwrap_or_else(|| vec![0.0; pos.size() * pos.size()])
 }
 
 /// The stones the ownership says are dead: on a point the other colour owns in at
@@ -140,12 +122,29 @@ impl Knowledge<Go> for GoKnowledge {
         let crowded = moves.len() > game.action_count() / 4;
         out.extend(features.iter().map(|f| self.prior(f, crowded)));
     }
+
+    fn final_score(&self, game: &Go) -> Option<f32> {
+        Some(game.score())
+    }
+
+    fn final_owners(&self, game: &Go) -> Option<Vec<f32>> {
+        Some(
+            game.area_owners()
+                .into_iter()
+                .map(|o| match o {
+                    Some(tabula_core::Player::First) => 1.0,
+                    Some(tabula_core::Player::Second) => -1.0,
+                    None => 0.0,
+                })
+                .collect(),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::uct::UctConfig;
+    use crate::uct::{Uct, UctConfig};
     use tabula_core::go::stones_from_rows;
     use tabula_core::GoRules;
 

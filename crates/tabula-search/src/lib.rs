@@ -10,6 +10,7 @@
 //! (Connect Four's in `tabula-connect4`).
 
 pub mod agent;
+pub mod analysis;
 pub mod arena;
 pub mod evaluator;
 pub mod exact;
@@ -24,6 +25,7 @@ pub mod stats;
 pub mod time_control;
 pub mod uct;
 
+pub use analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, MoveInfo, UctAnalyzer};
 pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
 pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult};

@@ -23,6 +23,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tabula_core::{Game, Outcome, Player};
 
+use crate::analysis::{lower_confidence_bound, Analysis, MoveInfo};
+
 /// How long and how widely to search.
 #[derive(Clone, Copy, Debug)]
 pub struct UctConfig {
@@ -37,6 +39,9 @@ pub struct UctConfig {
     /// Blend in all-moves-as-first statistics (RAVE) with this equivalence `k`
     /// (0 turns RAVE off).
     pub rave: f64,
+    /// Keep each node's mean final score (from [`Knowledge::final_score`]), for
+    /// analysis; off in play, where only winning counts.
+    pub track_score: bool,
 }
 
 impl Default for UctConfig {
@@ -47,6 +52,7 @@ impl Default for UctConfig {
             time_limit: None,
             seed: 1,
             rave: 0.0,
+            track_score: false,
         }
     }
 }
@@ -61,17 +67,47 @@ pub trait Knowledge<G: Game> {
     /// Virtual simulations for each of `moves` (the children of a new node, legal in
     /// `game`): `(visits, wins for the player to move)`. Leave `out` empty for none.
     fn priors(&self, _game: &G, _moves: &[G::Move], _out: &mut Vec<(f32, f32)>) {}
-}
 
-impl<G: Game, K: Knowledge<G> + ?Sized> Knowledge<G> for Box<K> {
-    fn playout_move(&self, game: &G, random: &mut dyn FnMut(usize) -> usize) -> Option<G::Move> {
-        (**self).playout_move(game, random)
+    /// The final score of a finished playout for the first player (Go: Black's area
+    /// minus White's minus komi), if the game has scores.
+    fn final_score(&self, _game: &G) -> Option<f32> {
+        None
     }
 
-    fn priors(&self, game: &G, moves: &[G::Move], out: &mut Vec<(f32, f32)>) {
-        (**self).priors(game, moves, out)
+    /// Who owns each point of a finished playout (+1 the first player, −1 the second,
+    /// 0 neither; row-major), if the game has territory.
+    fn final_owners(&self, _game: &G) -> Option<Vec<f32>> {
+        None
     }
 }
+
+macro_rules! forward_knowledge {
+    ($($t:ty),*) => {$(
+        impl<G: Game, K: Knowledge<G> + ?Sized> Knowledge<G> for $t {
+            fn playout_move(
+                &self,
+                game: &G,
+                random: &mut dyn FnMut(usize) -> usize,
+            ) -> Option<G::Move> {
+                (**self).playout_move(game, random)
+            }
+
+            fn priors(&self, game: &G, moves: &[G::Move], out: &mut Vec<(f32, f32)>) {
+                (**self).priors(game, moves, out)
+            }
+
+            fn final_score(&self, game: &G) -> Option<f32> {
+                (**self).final_score(game)
+            }
+
+            fn final_owners(&self, game: &G) -> Option<Vec<f32>> {
+                (**self).final_owners(game)
+            }
+        }
+    )*};
+}
+
+forward_knowledge!(Box<K>, &K);
 
 /// No knowledge: light random playouts, no priors.
 #[derive(Clone, Copy, Debug, Default)]
@@ -97,6 +133,30 @@ struct Node<M> {
     prior_visits: f32,
     /// Their wins for `mover`.
     prior_wins: f32,
+    /// Sum of final scores for `mover` (with `track_score`).
+    score_sum: f64,
+    /// Sum of their squares.
+    score_squares: f64,
+}
+
+impl<M> Node<M> {
+    fn new(mv: Option<M>, mover: Player, prior_visits: f32, prior_wins: f32) -> Self {
+        Node {
+            mv,
+            mover,
+            first_child: 0,
+            child_count: 0,
+            expanded: false,
+            visits: 0,
+            wins: 0.0,
+            amaf_visits: 0,
+            amaf_wins: 0.0,
+            prior_visits,
+            prior_wins,
+            score_sum: 0.0,
+            score_squares: 0.0,
+        }
+    }
 }
 
 /// One root move after a search.
@@ -148,6 +208,7 @@ pub struct Uct<G: Game, K: Knowledge<G> = Light> {
     nodes: Vec<Node<G::Move>>,
     knowledge: K,
     priors: Vec<(f32, f32)>,
+    started: Instant,
 }
 
 impl<G: Game> Uct<G> {
@@ -189,6 +250,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             nodes: Vec::new(),
             knowledge,
             priors: Vec::new(),
+            started: Instant::now(),
         }
     }
 
@@ -212,27 +274,31 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
 
     /// Searches from `root`.
     pub fn search(&mut self, root: &G) -> UctResult<G::Move> {
+        self.search_with(root, |_, _| true)
+    }
+
+    /// Searches from `root`, calling `hook(self, simulations)` every 16 simulations;
+    /// the search stops early when it returns `false` (a caller watching the search:
+    /// [`Uct::analysis`]).
+    pub fn search_with(
+        &mut self,
+        root: &G,
+        mut hook: impl FnMut(&Self, usize) -> bool,
+    ) -> UctResult<G::Move> {
         self.nodes.clear();
-        self.nodes.push(Node {
-            mv: None,
-            mover: root.to_move().other(),
-            first_child: 0,
-            child_count: 0,
-            expanded: false,
-            visits: 0,
-            wins: 0.0,
-            amaf_visits: 0,
-            amaf_wins: 0.0,
-            prior_visits: 0.0,
-            prior_wins: 0.0,
-        });
+        self.nodes
+            .push(Node::new(None, root.to_move().other(), 0.0, 0.0));
         let start = Instant::now();
+        self.started = start;
         let mut sims = 0;
         let mut path = Vec::with_capacity(64);
         let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
         while sims < self.config.simulations {
-            if let Some(limit) = self.config.time_limit {
-                if sims % 16 == 0 && start.elapsed() >= limit {
+            if sims % 16 == 0 {
+                if self.config.time_limit.is_some_and(|t| start.elapsed() >= t) {
+                    break;
+                }
+                if !hook(self, sims) {
                     break;
                 }
             }
@@ -265,19 +331,8 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                     } else {
                         (0.0, 0.0)
                     };
-                    self.nodes.push(Node {
-                        mv: Some(mv),
-                        mover,
-                        first_child: 0,
-                        child_count: 0,
-                        expanded: false,
-                        visits: 0,
-                        wins: 0.0,
-                        amaf_visits: 0,
-                        amaf_wins: 0.0,
-                        prior_visits,
-                        prior_wins,
-                    });
+                    self.nodes
+                        .push(Node::new(Some(mv), mover, prior_visits, prior_wins));
                 }
                 let count = self.nodes.len() as u32 - first;
                 let n = &mut self.nodes[node];
@@ -311,10 +366,20 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                 playout_recording(&self.knowledge, &mut game, &mut self.rng, None)
             };
             // back up
+            let score = if self.config.track_score {
+                self.knowledge.final_score(&game).map(f64::from)
+            } else {
+                None
+            };
             for &i in &path {
                 let n = &mut self.nodes[i];
                 n.visits += 1;
                 n.wins += Self::result_for(outcome, n.mover);
+                if let Some(s) = score {
+                    let s = if n.mover == Player::First { s } else { -s };
+                    n.score_sum += s;
+                    n.score_squares += s * s;
+                }
             }
             if self.config.rave > 0.0 {
                 // every child of a node on the path whose move its player played later
@@ -337,6 +402,93 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             sims += 1;
         }
         self.summary(sims)
+    }
+
+    /// A snapshot of the current (or last) search from the root's side to move: every
+    /// root move with its visits, win rate, prior share, principal variation (at most
+    /// `pv_length` moves) and, with `track_score`, its mean final score.
+    pub fn analysis(&self, pv_length: usize) -> Analysis<G::Move> {
+        let Some(root) = self.nodes.first() else {
+            return Analysis {
+                visits: 0,
+                win_rate: 0.5,
+                score_lead: None,
+                moves: Vec::new(),
+                elapsed: Duration::ZERO,
+            };
+        };
+        let children = root.first_child as usize..(root.first_child + root.child_count) as usize;
+        let prior_total: f64 = children
+            .clone()
+            .map(|c| f64::from(self.nodes[c].prior_wins))
+            .sum();
+        let uniform = 1.0 / children.len().max(1) as f64;
+        let score = |n: &Node<G::Move>| {
+            (self.config.track_score && n.visits > 0).then(|| {
+                let mean = n.score_sum / f64::from(n.visits);
+                let var = (n.score_squares / f64::from(n.visits) - mean * mean).max(0.0);
+                (mean, var.sqrt())
+            })
+        };
+        let mut moves: Vec<MoveInfo<G::Move>> = children
+            .filter_map(|c| {
+                let n = &self.nodes[c];
+                let win_rate = if n.visits > 0 {
+                    n.wins / f64::from(n.visits)
+                } else {
+                    0.5
+                };
+                let prior = if prior_total > 0.0 {
+                    f64::from(n.prior_wins) / prior_total
+                } else {
+                    uniform
+                };
+                let s = score(n);
+                Some(MoveInfo {
+                    mv: n.mv?,
+                    visits: n.visits,
+                    win_rate,
+                    prior,
+                    lcb: lower_confidence_bound(win_rate, n.visits),
+                    score_lead: s.map(|s| s.0),
+                    score_stdev: s.map(|s| s.1),
+                    pv: self.principal_variation(c, pv_length),
+                })
+            })
+            .collect();
+        Analysis::rank(&mut moves);
+        // the root's own statistics are kept for the player who moved into it
+        let win_rate = if root.visits > 0 {
+            1.0 - root.wins / f64::from(root.visits)
+        } else {
+            0.5
+        };
+        Analysis {
+            visits: u64::from(root.visits),
+            win_rate,
+            score_lead: score(root).map(|s| -s.0),
+            moves,
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    /// The line from node `from` down the most visited children, at most `max` moves.
+    fn principal_variation(&self, from: usize, max: usize) -> Vec<G::Move> {
+        let mut line = Vec::new();
+        let mut node = from;
+        while line.len() < max && self.nodes[node].visits > 0 {
+            line.extend(self.nodes[node].mv);
+            let n = &self.nodes[node];
+            let children = n.first_child as usize..(n.first_child + n.child_count) as usize;
+            match children
+                .filter(|&c| self.nodes[c].visits > 0)
+                .max_by_key(|&c| self.nodes[c].visits)
+            {
+                Some(c) => node = c,
+                None => break,
+            }
+        }
+        line
     }
 
     fn select(&mut self, node: usize) -> usize {
@@ -393,6 +545,30 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             .collect();
         UctResult::ranked(moves, sims)
     }
+}
+
+/// Ownership: every point's mean owner at the end of `playouts` playouts from `pos`
+/// with `knowledge`'s policy (+1 the first player to −1 the second, row-major), if the
+/// knowledge can tell owners.
+pub fn playout_ownership<G: Game, K: Knowledge<G>>(
+    knowledge: &K,
+    pos: &G,
+    playouts: usize,
+    seed: u64,
+) -> Option<Vec<f32>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut sum: Option<Vec<f32>> = None;
+    for _ in 0..playouts.max(1) {
+        let mut g = pos.clone();
+        playout_recording(knowledge, &mut g, &mut rng, None);
+        let owners = knowledge.final_owners(&g)?;
+        match &mut sum {
+            Some(s) => s.iter_mut().zip(&owners).for_each(|(s, o)| *s += o),
+            None => sum = Some(owners),
+        }
+    }
+    let n = playouts.max(1) as f32;
+    sum.map(|s| s.into_iter().map(|x| x / n).collect())
 }
 
 /// Root parallelism: `threads` independent searches of `root` (seeds `config.seed`,

@@ -17,16 +17,20 @@ use crate::ZeroError;
 pub const BUILT_IN: [&str; 3] = ["untrained", "uniform", "rollout"];
 
 /// Where the shipped model of `game` is, if there is one: `models/<game>.safetensors`
-/// (`:` written `-`) under the current directory or under the source tree Tabula was
+/// (`:` written `-`, or left out: `go:9` → `go9`) under the current directory or under the source tree Tabula was
 /// built from.
 pub fn shipped_model(game: &str) -> Option<PathBuf> {
-    let file = format!("{}.safetensors", game.replace(':', "-"));
+    // `go:9` ships as models/go9.safetensors; `connect4:6x5` would be connect4-6x5
+    let files = [
+        format!("{}.safetensors", game.replace(':', "-")),
+        format!("{}.safetensors", game.replace(':', "")),
+    ];
     [
         PathBuf::from("models"),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models"),
     ]
     .into_iter()
-    .map(|dir| dir.join(&file))
+    .flat_map(|dir| files.iter().map(move |f| dir.join(f)))
     .find(|p| p.is_file())
     .map(|p| p.canonicalize().unwrap_or(p))
 }

@@ -1,0 +1,195 @@
+//! `tabula analysis`, KataGo's JSON analysis protocol: a scripted query file gets the
+//! expected responses (structure, turns, ownership, policy), every malformed query an
+//! error object naming its field, and the engine never exits before its input ends;
+//! `terminate` stops a search that would otherwise run for minutes.
+
+mod common;
+
+use common::{tabula, text};
+use serde_json::Value;
+
+fn responses(args: &[&str], queries: &[&str]) -> Vec<Value> {
+    let mut input = queries.join("\n");
+    input.push('\n');
+    let mut all = vec!["analysis"];
+    all.extend_from_slice(args);
+    let out = tabula(&all, &input);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn by_id<'a>(rs: &'a [Value], id: &str) -> Vec<&'a Value> {
+    rs.iter().filter(|r| r["id"] == id).collect()
+}
+
+#[test]
+fn go_queries_in_katago_format() {
+    let rs = responses(
+        &["--max-visits", "100"],
+        &[
+            r#"{"id":"a","moves":[["B","E5"],["W","C3"]],"rules":"tromp-taylor","komi":7.5,"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,2],"includeOwnership":true,"includePolicy":true}"#,
+            r#"{"id":"q","action":"query_version"}"#,
+            r#"{"id":"s","initialStones":[["B","D4"],["W","C3"]],"initialPlayer":"W","moves":[],"rules":{"ko":"SIMPLE","scoring":"AREA","suicide":false},"komi":0.5,"boardXSize":7,"boardYSize":7,"maxVisits":50,"reportDuringSearchEvery":0.001}"#,
+        ],
+    );
+    let version = by_id(&rs, "q");
+    assert_eq!(version.len(), 1);
+    assert_eq!(version[0]["action"], "query_version");
+    assert!(version[0]["version"].is_string());
+    let a = by_id(&rs, "a");
+    assert_eq!(a.len(), 2, "{a:?}");
+    let turns: Vec<u64> = a
+        .iter()
+        .map(|r| r["turnNumber"].as_u64().unwrap())
+        .collect();
+    assert_eq!(turns, [0, 2]);
+    for r in &a {
+        assert_eq!(r["isDuringSearch"], false);
+        let infos = r["moveInfos"].as_array().unwrap();
+        assert!(!infos.is_empty());
+        let visits: u64 = infos.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
+        assert!(visits >= 99 && visits <= 100, "{visits}");
+        for (order, m) in infos.iter().enumerate() {
+            assert_eq!(m["order"], order as u64);
+            let mv = m["move"].as_str().unwrap();
+            assert!(mv == "pass" || mv.len() == 2, "{mv}");
+            assert_eq!(m["pv"][0], mv);
+            for k in ["winrate", "prior", "lcb", "scoreLead", "utility"] {
+                assert!(m[k].is_number(), "{k} in {m}");
+            }
+        }
+        assert!(r["rootInfo"]["visits"].as_u64().unwrap() >= 99);
+        assert_eq!(r["rootInfo"]["thisHash"].as_str().unwrap().len(), 16);
+        assert_eq!(r["ownership"].as_array().unwrap().len(), 81);
+        let policy = r["policy"].as_array().unwrap();
+        assert_eq!(policy.len(), 82);
+        let legal: f64 = policy
+            .iter()
+            .map(|p| p.as_f64().unwrap())
+            .filter(|&p| p >= 0.0)
+            .sum();
+        assert!((legal - 1.0).abs() < 1e-3, "{legal}");
+    }
+    // turn 2: E5 and C3 are occupied, so illegal in the policy and not among the moves
+    let t2 = a[1];
+    for (point, index) in [("E5", 4 * 9 + 4), ("C3", 6 * 9 + 2)] {
+        assert_eq!(t2["policy"][index], -1.0, "{point}");
+        assert!(t2["moveInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["move"] != point));
+    }
+    assert_eq!(t2["rootInfo"]["currentPlayer"], "B");
+    // setup stones, White first, a rules object; partial reports before the final one
+    let s = by_id(&rs, "s");
+    assert!(s.len() >= 2, "{s:?}");
+    assert!(s[..s.len() - 1].iter().all(|r| r["isDuringSearch"] == true));
+    let last = s[s.len() - 1];
+    assert_eq!(last["isDuringSearch"], false);
+    assert_eq!(last["rootInfo"]["currentPlayer"], "W");
+    assert!(last["moveInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|m| m["move"] != "D4" && m["move"] != "C3"));
+}
+
+#[test]
+fn malformed_queries_get_error_objects_and_the_engine_goes_on() {
+    let rs = responses(
+        &["--max-visits", "20"],
+        &[
+            r#"{"moves":[],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9}"#,
+            "not json",
+            "[1,2]",
+            r#"{"id":"m1","moves":[["B","E5"],["W","E5"]],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m2","moves":[["B","Z99"]],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m3","moves":[],"rules":"tromp-taylor","boardXSize":25,"boardYSize":25}"#,
+            r#"{"id":"m4","moves":[],"rules":"tromp-taylor","boardXSize":9,"boardYSize":7}"#,
+            r#"{"id":"m5","moves":[],"rules":"martian","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m6","moves":[],"rules":"tromp-taylor","komi":"x","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m7","moves":[],"rules":"tromp-taylor","komi":1e9,"boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m8","moves":[],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9,"analyzeTurns":[3]}"#,
+            r#"{"id":"m9","moves":[],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9,"maxVisits":0}"#,
+            r#"{"id":"m10","rules":"tromp-taylor","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m11","moves":[["X","E5"]],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9}"#,
+            r#"{"id":"m12","action":"explode"}"#,
+            r#"{"id":"m13","action":"terminate"}"#,
+            r#"{"id":"ok","moves":[["B","E5"]],"rules":"tromp-taylor","komi":7.5,"boardXSize":9,"boardYSize":9}"#,
+        ],
+    );
+    let error = |id: Option<&str>| -> &Value {
+        rs.iter()
+            .find(|r| r.get("error").is_some() && r.get("id").and_then(Value::as_str) == id)
+            .unwrap_or_else(|| panic!("no error for {id:?} in {rs:?}"))
+    };
+    assert_eq!(error(None)["field"], "id");
+    let no_id: Vec<_> = rs
+        .iter()
+        .filter(|r| r.get("error").is_some() && r.get("id").is_none())
+        .collect();
+    assert_eq!(
+        no_id.len(),
+        3,
+        "missing id, not JSON, not an object: {no_id:?}"
+    );
+    for (id, field) in [
+        ("m1", "moves"),
+        ("m2", "moves"),
+        ("m3", "boardXSize"),
+        ("m4", "boardXSize"),
+        ("m5", "rules"),
+        ("m6", "komi"),
+        ("m7", "komi"),
+        ("m8", "analyzeTurns"),
+        ("m9", "maxVisits"),
+        ("m10", "moves"),
+        ("m11", "moves"),
+        ("m12", "action"),
+        ("m13", "terminateId"),
+    ] {
+        let e = error(Some(id));
+        assert_eq!(e["field"], field, "{id}: {e}");
+        assert!(!e["error"].as_str().unwrap().is_empty());
+        assert!(
+            by_id(&rs, id).iter().all(|r| r.get("moveInfos").is_none()),
+            "{id} has no analysis"
+        );
+    }
+    // after all that, a good query is answered
+    let ok = by_id(&rs, "ok");
+    assert_eq!(ok.len(), 1);
+    assert_eq!(ok[0]["rootInfo"]["currentPlayer"], "W");
+}
+
+#[test]
+fn terminate_stops_a_long_search_and_other_games_use_their_move_names() {
+    let started = std::time::Instant::now();
+    let rs = responses(
+        &["--max-time", "600"],
+        &[
+            r#"{"id":"long","moves":[],"rules":"tromp-taylor","boardXSize":9,"boardYSize":9,"maxVisits":1000000000}"#,
+            r#"{"id":"t","action":"terminate","terminateId":"long"}"#,
+            r#"{"id":"c4","game":"connect4","moves":["4","4","4"],"maxVisits":100}"#,
+        ],
+    );
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "terminate ended the search"
+    );
+    let long = by_id(&rs, "long");
+    assert_eq!(long.last().unwrap()["isDuringSearch"], false);
+    assert_eq!(by_id(&rs, "t")[0]["terminateId"], "long");
+    let c4 = by_id(&rs, "c4");
+    let infos = c4[0]["moveInfos"].as_array().unwrap();
+    assert!(infos
+        .iter()
+        .all(|m| ["1", "2", "3", "4", "5", "6", "7"].contains(&m["move"].as_str().unwrap())));
+    // after three plies in column 4 the second player (W) must block it
+    assert_eq!(c4[0]["rootInfo"]["currentPlayer"], "W");
+    assert_eq!(infos[0]["move"], "4", "{infos:?}");
+}
