@@ -628,9 +628,11 @@ impl GameVisitor for Query<'_> {
                 continue;
             }
             let ownership = if include_ownership {
-                let own = pos
-                    .uct_knowledge()
-                    .and_then(|k| playout_ownership(&k, pos, 400, self.args.seed));
+                // a network without an ownership head leaves it to the playouts
+                let own = analyzer.ownership(pos).or_else(|| {
+                    pos.uct_knowledge()
+                        .and_then(|k| playout_ownership(&k, pos, 400, self.args.seed))
+                });
                 if own.is_none() {
                     self.out.warning(
                         "this game has no ownership to report",

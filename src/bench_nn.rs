@@ -183,6 +183,9 @@ fn burn_figures(file: &WeightFile, arch: &Architecture) -> Result<()> {
         inputs: vec![0.5; 256 * per],
         policy: vec![1.0 / arch.actions as f32; 256 * arch.actions],
         value: vec![0.0; 256],
+        score: vec![0.0; 256],
+        ownership: vec![0.0; 256 * arch.area()],
+        aux_weight: vec![1.0; 256],
     };
     let mut times = Vec::new();
     for _ in 0..5 {

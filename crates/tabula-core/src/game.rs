@@ -186,6 +186,15 @@ pub trait Game: Clone + Send + Sync + fmt::Display + 'static {
     }
 
     /// True once the game has ended.
+    /// The final owner of every point of a game that ended in a count (+1 the first
+    /// player, −1 the second, 0 neither; row-major over the encoding's board) and the
+    /// final score for the first player: the auxiliary targets of networks that predict
+    /// them (Go). `None` for games without territory or a game that did not end in a
+    /// count (a resignation).
+    fn final_ownership(&self) -> Option<(Vec<f32>, f32)> {
+        None
+    }
+
     fn is_terminal(&self) -> bool {
         self.outcome().is_some()
     }

@@ -39,6 +39,9 @@ pub enum Ko {
     Simple,
 }
 
+/// Input planes of Go's network encoding ([`Game::encode`]).
+pub const INPUT_PLANES: usize = 15;
+
 /// The rule set of a game.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GoRules {
@@ -123,6 +126,8 @@ pub struct Go {
     /// The point of the last move (`None` after a pass, a setup or at the start): where
     /// the heavy playout policy looks first.
     last_move: Option<usize>,
+    /// The point of the move before it (`None` likewise), for the network's input.
+    previous_move: Option<usize>,
     /// The empty points (padded indices), in no order, so that playouts draw from
     /// them without scanning the whole board; `empty_at[p]` is p's place in it.
     empties: Vec<u16>,
@@ -177,6 +182,7 @@ impl Go {
             resigned: None,
             setup_entry: None,
             last_move: None,
+            previous_move: None,
             empties: Vec::with_capacity(size * size),
             empty_at: vec![u16::MAX; points],
         };
@@ -556,6 +562,7 @@ impl Go {
     /// the game's first position; later, one entry per run of setup changes.
     fn record_setup(&mut self) {
         self.last_move = None;
+        self.previous_move = None;
         if self.ply == 0 {
             self.seen.clear();
         }
@@ -882,6 +889,7 @@ impl Game for Go {
         let me = Self::colour_of(self.to_move);
         self.to_move = self.to_move.other();
         self.ko_point = None;
+        self.previous_move = self.last_move;
         if mv == self.pass() {
             self.passes += 1;
             self.last_move = None;
@@ -981,23 +989,68 @@ impl Game for Go {
     }
 
     fn encoding_shape(&self) -> [usize; 3] {
-        [4, self.n, self.n]
+        [INPUT_PLANES, self.n, self.n]
     }
 
-    /// Planes: own stones, opponent stones, empty points, the simple-ko point.
+    /// Planes (KataGo's kind of input, smaller): own stones, opponent stones, empty
+    /// points, the simple-ko point; own chains with 1, 2, 3+ liberties, the opponent's
+    /// likewise; the last and the previous move; Black to move (all ones or zeros);
+    /// komi for the side to move / 15; the board (ones, which tell the edge apart from
+    /// the convolutions' zero padding).
     fn encode(&self, out: &mut [f32]) {
         let nn = self.n * self.n;
+        out[..INPUT_PLANES * nn].fill(0.0);
         let me = Self::colour_of(self.to_move);
+        let komi = if self.to_move == Player::Second {
+            self.rules.komi
+        } else {
+            -self.rules.komi
+        } / 15.0;
+        let black = f32::from(self.to_move == Player::First);
+        let mut libs = vec![0u8; self.color.len()];
         for a in 0..nn {
-            let c = self.color[self.action_point(a as u16)];
+            let p = self.action_point(a as u16);
+            let c = self.color[p];
             out[a] = f32::from(c == me);
             out[nn + a] = f32::from(c != me && c != EMPTY);
             out[2 * nn + a] = f32::from(c == EMPTY);
-            out[3 * nn + a] = 0.0;
+            if c != EMPTY {
+                let h = self.head[p] as usize;
+                if libs[h] == 0 {
+                    libs[h] = self.chain_liberties(p, 3, &mut [0; 4]) as u8;
+                }
+                let plane = if c == me { 4 } else { 7 } + (libs[h].clamp(1, 3) - 1) as usize;
+                out[plane * nn + a] = 1.0;
+            }
+            out[12 * nn + a] = black;
+            out[13 * nn + a] = komi;
+            out[14 * nn + a] = 1.0;
         }
-        if let Some(k) = self.ko_point {
-            out[3 * nn + self.point_action(k) as usize] = 1.0;
+        for (plane, point) in [
+            (3, self.ko_point),
+            (10, self.last_move),
+            (11, self.previous_move),
+        ] {
+            if let Some(p) = point {
+                out[plane * nn + self.point_action(p) as usize] = 1.0;
+            }
         }
+    }
+
+    fn final_ownership(&self) -> Option<(Vec<f32>, f32)> {
+        if self.resigned.is_some() {
+            return None;
+        }
+        let owners = self
+            .area_owners()
+            .into_iter()
+            .map(|o| match o {
+                Some(Player::First) => 1.0,
+                Some(Player::Second) => -1.0,
+                None => 0.0,
+            })
+            .collect();
+        Some((owners, self.score()))
     }
 
     fn symmetry_count(&self) -> usize {
@@ -1023,10 +1076,12 @@ impl Game for Go {
         t.captures = self.captures;
         t.max_moves = self.max_moves;
         t.resigned = self.resigned;
-        t.last_move = self.last_move.map(|p| {
+        let image = |t: &Go, p: usize| {
             let a = self.transform_action(sym, self.point_action(p) as usize);
             t.point(a / self.n, a % self.n)
-        });
+        };
+        t.last_move = self.last_move.map(|p| image(&t, p));
+        t.previous_move = self.previous_move.map(|p| image(&t, p));
         t.ko_point = self.ko_point.map(|k| {
             let a = self.transform_action(sym, self.point_action(k) as usize);
             t.point(a / self.n, a % self.n)

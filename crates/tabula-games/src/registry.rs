@@ -86,28 +86,44 @@ pub const GAMES: &[GameInfo] = &[
     GameInfo {
         name: "go",
         aliases: &["baduk", "weiqi"],
-        options:
-            "board size 2-19 (default 7), e.g. go:9; area scoring, komi 7.5, positional superko",
+        options: "board size 2-19 (default 7), then optionally komi, e.g. go:9 or go:7,komi=9; \
+                  area scoring, komi 7.5, positional superko",
         presets: &["go:7", "go:9", "go:13", "go:19"],
         build: |o| {
+            let mut parts = o.unwrap_or("").split(',');
+            let size_text = parts.next().unwrap_or("").trim();
             let bad = || {
                 GameError::BadSpec(format!(
-                    "go:{}: expected a board size, e.g. go:9",
+                    "go:{}: expected a board size and options, e.g. go:9 or go:7,komi=9",
                     o.unwrap_or("")
                 ))
             };
-            let size = match o {
-                None => 7,
+            let size = match size_text {
+                "" => 7,
                 // `go:9x9` too, so that a width and a height can name a Go board
-                Some(o) => match parse_size(o) {
+                t => match parse_size(t) {
                     Ok((w, h)) if w == h => w,
                     Ok(_) => {
-                        return Err(GameError::BadSpec(format!("go:{o}: Go boards are square")))
+                        return Err(GameError::BadSpec(format!("go:{t}: Go boards are square")))
                     }
-                    Err(_) => o.parse().map_err(|_| bad())?,
+                    Err(_) => t.parse().map_err(|_| bad())?,
                 },
             };
-            Ok(Built::Go(Box::new(Go::new(size, GoRules::default())?)))
+            let mut rules = GoRules::default();
+            for part in parts {
+                match part.trim().split_once('=') {
+                    Some(("komi", k)) => {
+                        rules.komi = k
+                            .trim()
+                            .parse()
+                            .ok()
+                            .filter(|k: &f32| k.is_finite() && k.abs() <= 150.0)
+                            .ok_or_else(bad)?
+                    }
+                    _ => return Err(bad()),
+                }
+            }
+            Ok(Built::Go(Box::new(Go::new(size, rules)?)))
         },
     },
     GameInfo {
@@ -198,6 +214,7 @@ mod tests {
         assert_eq!(visit("go", Name).unwrap(), "go:7");
         assert_eq!(visit("go:19", Name).unwrap(), "go:19");
         assert_eq!(visit("go:9x9", Name).unwrap(), "go:9");
+        assert_eq!(visit("go:7,komi=9", Name).unwrap(), "go:7");
         assert_eq!(visit("mini-go", Name).unwrap(), "mini-go");
         for bad in [
             "chess",
@@ -209,6 +226,8 @@ mod tests {
             "go:abc",
             "go:40",
             "go:9x7",
+            "go:9,komi=nan",
+            "go:9,handicap=2",
             "",
         ] {
             assert!(visit(bad, Name).is_err(), "{bad}");

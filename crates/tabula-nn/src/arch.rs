@@ -5,6 +5,22 @@ use tabula_core::Game;
 
 use crate::NnError;
 
+/// The heads on top of the tower.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Heads {
+    /// AlphaZero's: the policy and value heads read the whole board through dense
+    /// layers.
+    #[default]
+    Dense,
+    /// KataGo's kind, for board games whose actions are the points plus a pass (Go): a
+    /// policy logit per point from a 1x1 convolution, the pass logit and the value from
+    /// global pooling (mean and max of each channel over the board), and two auxiliary
+    /// heads trained on the game's end — final ownership of every point and the final
+    /// score.
+    Katago,
+}
+
 /// Everything needed to build a network's layers (and to check a weight file against a game).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Architecture {
@@ -26,6 +42,9 @@ pub struct Architecture {
     pub value_channels: usize,
     /// Width of the value head's hidden layer.
     pub value_hidden: usize,
+    /// The kind of heads (files written before there was a choice have dense ones).
+    #[serde(default)]
+    pub heads: Heads,
 }
 
 /// Batch-norm epsilon used in training and folded into the convolutions for inference.
@@ -45,7 +64,27 @@ impl Architecture {
             policy_channels: 2,
             value_channels: 2,
             value_hidden: channels.clamp(32, 128),
+            heads: Heads::Dense,
         }
+    }
+
+    /// The same tower with `heads`; KataGo's heads need an action per board point plus
+    /// one (the pass).
+    pub fn with_heads(mut self, heads: Heads) -> Result<Architecture, NnError> {
+        if heads == Heads::Katago && self.actions != self.area() + 1 {
+            return Err(NnError::Architecture(format!(
+                "KataGo's heads need one action per point and a pass ({} + 1), not {} actions",
+                self.area(),
+                self.actions
+            )));
+        }
+        self.heads = heads;
+        Ok(self)
+    }
+
+    /// Whether the network predicts ownership and score.
+    pub fn has_aux_heads(&self) -> bool {
+        self.heads == Heads::Katago
     }
 
     /// The tower named by a preset (`seed`, `small`, `medium`, `large`, `huge`) or by
@@ -88,6 +127,11 @@ impl Architecture {
             ("value_channels", self.value_channels, 1, 4096),
             ("value_hidden", self.value_hidden, 1, 65_536),
         ];
+        if self.heads == Heads::Katago && self.actions != self.area() + 1 {
+            return Err(NnError::Architecture(
+                "KataGo's heads need one action per point and a pass".into(),
+            ));
+        }
         for (name, value, lo, hi) in limits {
             if !(lo..=hi).contains(&value) {
                 return Err(NnError::Architecture(format!(
@@ -110,10 +154,20 @@ impl Architecture {
         let c = self.channels as f64;
         let stem = self.planes as f64 * 9.0 * c * area;
         let tower = self.blocks as f64 * 2.0 * c * 9.0 * c * area;
-        let heads = (self.policy_channels + self.value_channels) as f64 * c * area
-            + self.policy_channels as f64 * area * self.actions as f64
-            + self.value_channels as f64 * area * self.value_hidden as f64
-            + self.value_hidden as f64;
+        let (pc, vc, h) = (
+            self.policy_channels as f64,
+            self.value_channels as f64,
+            self.value_hidden as f64,
+        );
+        let heads = match self.heads {
+            Heads::Dense => {
+                (pc + vc) * c * area + pc * area * self.actions as f64 + vc * area * h + h
+            }
+            // 1x1 convolutions, per-point policy and ownership, pooled value and score
+            Heads::Katago => {
+                (pc + vc + 1.0) * c * area + pc * area + 2.0 * pc + 2.0 * vc * h + 2.0 * h
+            }
+        };
         2.0 * (stem + tower + heads)
     }
 

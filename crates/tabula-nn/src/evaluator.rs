@@ -4,9 +4,10 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use tabula_core::Game;
-use tabula_search::{Evaluation, Evaluator};
+use tabula_core::Player;
+use tabula_search::{Evaluation, Evaluator, FinalEstimate};
 
-use crate::infer::{Network, Scratch};
+use crate::infer::{AuxOutput, Network, Scratch};
 use crate::NnError;
 
 /// Evaluates positions with a [`Network`]: priors are the softmax of the policy logits
@@ -94,5 +95,33 @@ impl<G: Game> Evaluator<G> for NetworkEvaluator<G> {
             }
             self.positions += chunk.len() as u64;
         }
+    }
+
+    fn final_estimate(&mut self, position: &G) -> Option<FinalEstimate> {
+        if !self.net.arch().has_aux_heads() {
+            return None;
+        }
+        let arch = self.net.arch().clone();
+        let mut input = vec![0.0; arch.planes * arch.area()];
+        position.encode(&mut input);
+        let mut aux = AuxOutput::default();
+        self.net.forward_aux(
+            &input,
+            1,
+            &mut self.scratch,
+            &mut self.logits,
+            &mut self.values,
+            Some(&mut aux),
+        );
+        // the heads speak for the side to move
+        let sign = if position.to_move() == Player::First {
+            1.0
+        } else {
+            -1.0
+        };
+        Some(FinalEstimate {
+            ownership: aux.ownership.iter().map(|o| o * sign).collect(),
+            score: aux.score.first().copied().unwrap_or(0.0) * sign,
+        })
     }
 }

@@ -41,6 +41,25 @@ pub struct Network {
     value_conv: Conv,
     value_fc1: Dense,
     value_fc2: Dense,
+    /// KataGo's heads (see [`crate::Heads`]): per-point policy logits, score, ownership.
+    aux: Option<AuxHeads>,
+}
+
+#[derive(Clone, Debug)]
+struct AuxHeads {
+    policy_point: Conv,
+    score_fc: Dense,
+    ownership_conv: Conv,
+}
+
+/// What a network with auxiliary heads predicts besides policy and value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AuxOutput {
+    /// Final score lead of the side to move, in points, one per position.
+    pub score: Vec<f32>,
+    /// Final owner of every point (+1 the side to move, −1 the other), `points` per
+    /// position.
+    pub ownership: Vec<f32>,
 }
 
 /// Per-thread working memory of [`Network::forward`].
@@ -130,6 +149,44 @@ pub(crate) fn fold(tensors: &[NamedTensor], prefix: &str) -> Result<Conv, NnErro
     })
 }
 
+/// A convolution with its own bias and no batch norm (`{prefix}.weight`, `.bias`).
+fn plain_conv(file: &WeightFile, prefix: &str) -> Result<Conv, NnError> {
+    let w = file.tensor(&format!("{prefix}.weight"))?;
+    let [outputs, inputs, kh, kw] = <[usize; 4]>::try_from(w.shape.as_slice())
+        .map_err(|_| NnError::Mismatch(format!("{prefix}.weight is not 4-D")))?;
+    if kh != kw {
+        return Err(NnError::Mismatch(format!("{prefix}: non-square kernel")));
+    }
+    let b = file.tensor(&format!("{prefix}.bias"))?.data.clone();
+    if b.len() != outputs {
+        return Err(NnError::Mismatch(format!(
+            "{prefix}.bias has the wrong length"
+        )));
+    }
+    Ok(Conv {
+        inputs,
+        outputs,
+        kernel: kh,
+        w: w.data.clone(),
+        b,
+    })
+}
+
+/// Means then maxima of each of `channels` channels over every position's board: `x`
+/// is `[channels][batch · area]`, `out` `[batch][2 · channels]` (burn's `global_pool`).
+fn global_pool(x: &[f32], channels: usize, batch: usize, area: usize, out: &mut Vec<f32>) {
+    out.resize(batch * 2 * channels, 0.0);
+    let n = batch * area;
+    for b in 0..batch {
+        for c in 0..channels {
+            let v = &x[c * n + b * area..][..area];
+            out[b * 2 * channels + c] = v.iter().sum::<f32>() / area as f32;
+            out[b * 2 * channels + channels + c] =
+                v.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        }
+    }
+}
+
 fn dense(file: &WeightFile, prefix: &str) -> Result<Dense, NnError> {
     let w = file.tensor(&format!("{prefix}.weight"))?;
     let [inputs, outputs] = <[usize; 2]>::try_from(w.shape.as_slice())
@@ -169,6 +226,14 @@ impl Network {
             value_conv: fold(t, "value_conv")?,
             value_fc1: dense(file, "value_fc1")?,
             value_fc2: dense(file, "value_fc2")?,
+            aux: match arch.heads {
+                crate::Heads::Dense => None,
+                crate::Heads::Katago => Some(AuxHeads {
+                    policy_point: plain_conv(file, "policy_point")?,
+                    score_fc: dense(file, "score_fc")?,
+                    ownership_conv: plain_conv(file, "ownership_conv")?,
+                }),
+            },
             arch,
         };
         let a = &net.arch;
@@ -181,14 +246,26 @@ impl Network {
         let dense_ok = |d: &Dense, inputs: usize, outputs: usize| {
             d.inputs == inputs && d.outputs == outputs && d.w.len() == inputs * outputs
         };
+        let heads_ok = match &net.aux {
+            None => {
+                dense_ok(&net.policy_fc, a.policy_channels * a.area(), a.actions)
+                    && dense_ok(&net.value_fc1, a.value_channels * a.area(), a.value_hidden)
+            }
+            Some(x) => {
+                dense_ok(&net.policy_fc, 2 * a.policy_channels, 1)
+                    && dense_ok(&net.value_fc1, 2 * a.value_channels, a.value_hidden)
+                    && conv_ok(&x.policy_point, a.policy_channels, 1, 1)
+                    && dense_ok(&x.score_fc, a.value_hidden, 1)
+                    && conv_ok(&x.ownership_conv, a.channels, 1, 1)
+            }
+        };
         let ok = conv_ok(&net.stem, a.planes, a.channels, 3)
             && net.blocks.iter().all(|(f, s)| {
                 conv_ok(f, a.channels, a.channels, 3) && conv_ok(s, a.channels, a.channels, 3)
             })
             && conv_ok(&net.policy_conv, a.channels, a.policy_channels, 1)
             && conv_ok(&net.value_conv, a.channels, a.value_channels, 1)
-            && dense_ok(&net.policy_fc, a.policy_channels * a.area(), a.actions)
-            && dense_ok(&net.value_fc1, a.value_channels * a.area(), a.value_hidden)
+            && heads_ok
             && dense_ok(&net.value_fc2, a.value_hidden, 1);
         if !ok {
             return Err(NnError::Mismatch(
@@ -213,6 +290,20 @@ impl Network {
         scratch: &mut Scratch,
         logits: &mut Vec<f32>,
         values: &mut Vec<f32>,
+    ) {
+        self.forward_aux(input, batch, scratch, logits, values, None);
+    }
+
+    /// [`Network::forward`], and with `aux` (for a network that has the heads) the
+    /// predicted score and ownership too.
+    pub fn forward_aux(
+        &self,
+        input: &[f32],
+        batch: usize,
+        scratch: &mut Scratch,
+        logits: &mut Vec<f32>,
+        values: &mut Vec<f32>,
+        aux: Option<&mut AuxOutput>,
     ) {
         let a = &self.arch;
         let area = a.area();
@@ -241,16 +332,51 @@ impl Network {
             self.conv(second, t, y, cols, batch, Some(x));
             std::mem::swap(x, y);
         }
-        // Policy head.
-        self.conv(&self.policy_conv, x, y, cols, batch, None);
-        flatten(y, a.policy_channels, batch, area, flat);
         logits.resize(batch * a.actions, 0.0);
-        self.linear(&self.policy_fc, flat, batch, logits, false);
-        // Value head.
-        self.conv(&self.value_conv, x, y, cols, batch, None);
-        flatten(y, a.value_channels, batch, area, flat);
         hidden.resize(batch * a.value_hidden, 0.0);
-        self.linear(&self.value_fc1, flat, batch, hidden, true);
+        let shape = [batch, a.height, a.width];
+        match &self.aux {
+            None => {
+                self.conv(&self.policy_conv, x, y, cols, batch, None);
+                flatten(y, a.policy_channels, batch, area, flat);
+                self.linear(&self.policy_fc, flat, batch, logits, false);
+                self.conv(&self.value_conv, x, y, cols, batch, None);
+                flatten(y, a.value_channels, batch, area, flat);
+                self.linear(&self.value_fc1, flat, batch, hidden, true);
+            }
+            Some(heads) => {
+                // policy: a logit per point, the pass from the pooled channels
+                self.conv(&self.policy_conv, x, y, cols, batch, None);
+                heads.policy_point.apply(y, t, cols, shape, None, false);
+                let mut pass = [0f32; 1];
+                global_pool(y, a.policy_channels, batch, area, flat);
+                for b in 0..batch {
+                    let row = &mut logits[b * a.actions..(b + 1) * a.actions];
+                    row[..area].copy_from_slice(&t[b * area..(b + 1) * area]);
+                    self.linear(
+                        &self.policy_fc,
+                        &flat[b * 2 * a.policy_channels..],
+                        1,
+                        &mut pass,
+                        false,
+                    );
+                    row[area] = pass[0];
+                }
+                self.conv(&self.value_conv, x, y, cols, batch, None);
+                global_pool(y, a.value_channels, batch, area, flat);
+                self.linear(&self.value_fc1, flat, batch, hidden, true);
+                if let Some(out) = aux {
+                    out.score.resize(batch, 0.0);
+                    self.linear(&heads.score_fc, hidden, batch, &mut out.score, false);
+                    for s in out.score.iter_mut() {
+                        *s *= crate::SCORE_SCALE;
+                    }
+                    heads.ownership_conv.apply(x, t, cols, shape, None, false);
+                    out.ownership.clear();
+                    out.ownership.extend(t[..n].iter().map(|v| v.tanh()));
+                }
+            }
+        }
         values.resize(batch, 0.0);
         self.linear(&self.value_fc2, hidden, batch, values, false);
         for v in values.iter_mut() {
@@ -406,7 +532,14 @@ mod tests {
     }
 
     fn agree_with_burn<G: Game>(game: G, size: &str) {
-        let arch = crate::Architecture::preset(&game, size).unwrap();
+        agree_with_burn_heads(game, size, crate::Heads::Dense);
+    }
+
+    fn agree_with_burn_heads<G: Game>(game: G, size: &str, heads: crate::Heads) {
+        let arch = crate::Architecture::preset(&game, size)
+            .unwrap()
+            .with_heads(heads)
+            .unwrap();
         let device = Device::default();
         let model = PolicyValueNet::new(&arch, &device);
         let mut file = WeightFile::from_model(&model, &arch, &game.name());
@@ -423,21 +556,37 @@ mod tests {
             TensorData::new(input.clone(), [batch, arch.planes, arch.height, arch.width]),
             &device,
         );
-        let (p, v) = model.forward(x);
+        let (p, v, extra) = model.forward_all(x);
         let p = p.into_data().try_to_vec::<f32>().unwrap();
         let v = v.into_data().try_to_vec::<f32>().unwrap();
         let (mut logits, mut values) = (Vec::new(), Vec::new());
-        net.forward(
+        let mut aux = AuxOutput::default();
+        net.forward_aux(
             &input,
             batch,
             &mut Scratch::default(),
             &mut logits,
             &mut values,
+            Some(&mut aux),
         );
+        let (mut want_score, mut want_own) = (Vec::new(), Vec::new());
+        if let Some(e) = extra {
+            want_score = e.score.into_data().try_to_vec::<f32>().unwrap();
+            want_score
+                .iter_mut()
+                .for_each(|s| *s *= crate::SCORE_SCALE / 100.0);
+            want_own = e.ownership.into_data().try_to_vec::<f32>().unwrap();
+            assert_eq!(want_own.len(), batch * arch.area());
+        }
+        let got_score: Vec<f32> = aux.score.iter().map(|s| s / 100.0).collect();
+        assert_eq!(got_score.len(), want_score.len());
+        assert_eq!(aux.ownership.len(), want_own.len());
         let worst = p
             .iter()
             .zip(&logits)
             .chain(v.iter().zip(&values))
+            .chain(want_score.iter().zip(&got_score))
+            .chain(want_own.iter().zip(&aux.ownership))
             .map(|(a, b)| (a - b).abs())
             .fold(0.0, f32::max);
         assert!(
@@ -487,5 +636,15 @@ mod tests {
         agree_with_burn(TicTacToe::new(), "seed");
         agree_with_burn(ConnectFour::default(), "2x32");
         agree_with_burn(Go::new(9, Default::default()).unwrap(), "2x16");
+        for n in [5, 9] {
+            agree_with_burn_heads(
+                Go::new(n, Default::default()).unwrap(),
+                "2x16",
+                crate::Heads::Katago,
+            );
+        }
+        // KataGo's heads need a pass beside the points
+        let c4 = crate::Architecture::preset(&ConnectFour::default(), "2x16").unwrap();
+        assert!(c4.with_heads(crate::Heads::Katago).is_err());
     }
 }

@@ -19,12 +19,12 @@ pub mod model;
 pub mod train;
 pub mod weights;
 
-pub use arch::Architecture;
+pub use arch::{Architecture, Heads};
 pub use cell_net::{CellArch, CellNet, CellNetFile, CellNetwork, CellScratch};
 pub use cell_train::{CellBatch, CellTrainer};
 pub use error::NnError;
 pub use evaluator::NetworkEvaluator;
-pub use infer::{Network, Scratch};
-pub use model::PolicyValueNet;
+pub use infer::{AuxOutput, Network, Scratch};
+pub use model::{PolicyValueNet, SCORE_SCALE};
 pub use train::{Batch, Losses, TrainConfig, Trainer};
 pub use weights::WeightFile;

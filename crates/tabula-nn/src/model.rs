@@ -3,6 +3,13 @@
 //! A residual tower: a 3x3 stem convolution, `blocks` residual blocks (conv-BN-ReLU-conv-BN,
 //! skip, ReLU), a policy head (1x1 conv-BN-ReLU, linear to the action logits) and a value
 //! head (1x1 conv-BN-ReLU, linear, ReLU, linear, tanh).
+//!
+//! With KataGo's heads ([`Heads::Katago`]) the policy head's 1x1 convolution is followed
+//! by another to one logit per point, and the pass logit comes from the head's channels
+//! pooled over the board (mean and max) through `policy_fc`; the value head pools its
+//! channels the same way before `value_fc1`, and beside the value a linear `score_fc`
+//! predicts the final score (in units of [`SCORE_SCALE`] points) and a 1x1 convolution
+//! `ownership_conv` the final owner of every point (tanh, +1 the side to move).
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
@@ -10,7 +17,27 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 
-use crate::arch::{Architecture, BN_EPSILON};
+use crate::arch::{Architecture, Heads, BN_EPSILON};
+
+/// Points per unit of the score head's output (KataGo scales scores by 1/20 too).
+pub const SCORE_SCALE: f32 = 20.0;
+
+/// What a forward pass of a network with auxiliary heads adds.
+#[derive(Debug)]
+pub struct AuxOutputs {
+    /// Final score for the side to move, in units of [`SCORE_SCALE`] points: `[batch, 1]`.
+    pub score: Tensor<2>,
+    /// Final ownership of every point, +1 the side to move: `[batch, points]`.
+    pub ownership: Tensor<2>,
+}
+
+/// Means and maxima of every channel over the board: `[batch, 2 · channels]`.
+pub(crate) fn global_pool(x: Tensor<4>) -> Tensor<2> {
+    let [b, c, _, _] = x.dims();
+    let mean = x.clone().flatten::<3>(2, 3).mean_dim(2).reshape([b, c]);
+    let max = x.flatten::<3>(2, 3).max_dim(2).reshape([b, c]);
+    Tensor::cat(vec![mean, max], 1)
+}
 
 /// A convolution without bias followed by batch norm.
 #[derive(Module, Debug)]
@@ -90,6 +117,12 @@ pub struct PolicyValueNet {
     pub value_fc1: Linear,
     /// Value head output.
     pub value_fc2: Linear,
+    /// KataGo's heads: the policy's per-point logits.
+    pub policy_point: Option<Conv2d>,
+    /// KataGo's heads: the final score, from the value head's hidden layer.
+    pub score_fc: Option<Linear>,
+    /// KataGo's heads: final ownership per point.
+    pub ownership_conv: Option<Conv2d>,
 }
 
 impl PolicyValueNet {
@@ -97,29 +130,66 @@ impl PolicyValueNet {
     pub fn new(arch: &Architecture, device: &Device) -> PolicyValueNet {
         let c = arch.channels;
         let area = arch.area();
+        let katago = arch.heads == Heads::Katago;
+        let point_conv = |inputs: usize| {
+            Conv2dConfig::new([inputs, 1], [1, 1])
+                .with_bias(true)
+                .init(device)
+        };
+        let (policy_in, policy_out, value_in) = if katago {
+            (2 * arch.policy_channels, 1, 2 * arch.value_channels)
+        } else {
+            (
+                arch.policy_channels * area,
+                arch.actions,
+                arch.value_channels * area,
+            )
+        };
         PolicyValueNet {
             stem: ConvBn::new(arch.planes, c, 3, device),
             blocks: (0..arch.blocks)
                 .map(|_| ResidualBlock::new(c, device))
                 .collect(),
             policy_conv: ConvBn::new(c, arch.policy_channels, 1, device),
-            policy_fc: LinearConfig::new(arch.policy_channels * area, arch.actions).init(device),
+            policy_fc: LinearConfig::new(policy_in, policy_out).init(device),
             value_conv: ConvBn::new(c, arch.value_channels, 1, device),
-            value_fc1: LinearConfig::new(arch.value_channels * area, arch.value_hidden)
-                .init(device),
+            value_fc1: LinearConfig::new(value_in, arch.value_hidden).init(device),
             value_fc2: LinearConfig::new(arch.value_hidden, 1).init(device),
+            policy_point: katago.then(|| point_conv(arch.policy_channels)),
+            score_fc: katago.then(|| LinearConfig::new(arch.value_hidden, 1).init(device)),
+            ownership_conv: katago.then(|| point_conv(c)),
         }
     }
 
     /// Policy logits `[batch, actions]` and values `[batch, 1]` in [-1, 1] for input
     /// planes `[batch, planes, height, width]`.
     pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
-        let h = tower(&self.stem, &self.blocks, x);
-        let p = relu(self.policy_conv.forward(h.clone())).flatten::<2>(1, 3);
-        let logits = self.policy_fc.forward(p);
-        let v = relu(self.value_conv.forward(h)).flatten::<2>(1, 3);
-        let v = relu(self.value_fc1.forward(v));
-        let value = tanh(self.value_fc2.forward(v));
+        let (logits, value, _) = self.forward_all(x);
         (logits, value)
+    }
+
+    /// [`PolicyValueNet::forward`] and, with KataGo's heads, score and ownership.
+    pub fn forward_all(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>, Option<AuxOutputs>) {
+        let h = tower(&self.stem, &self.blocks, x);
+        let [b, _, height, width] = h.dims();
+        let p = relu(self.policy_conv.forward(h.clone()));
+        let v = relu(self.value_conv.forward(h.clone()));
+        match (&self.policy_point, &self.score_fc, &self.ownership_conv) {
+            (Some(point), Some(score_fc), Some(own)) => {
+                let points = point.forward(p.clone()).reshape([b, height * width]);
+                let pass = self.policy_fc.forward(global_pool(p));
+                let logits = Tensor::cat(vec![points, pass], 1);
+                let hidden = relu(self.value_fc1.forward(global_pool(v)));
+                let value = tanh(self.value_fc2.forward(hidden.clone()));
+                let score = score_fc.forward(hidden);
+                let ownership = tanh(own.forward(h).reshape([b, height * width]));
+                (logits, value, Some(AuxOutputs { score, ownership }))
+            }
+            _ => {
+                let logits = self.policy_fc.forward(p.flatten::<2>(1, 3));
+                let hidden = relu(self.value_fc1.forward(v.flatten::<2>(1, 3)));
+                (logits, tanh(self.value_fc2.forward(hidden)), None)
+            }
+        }
     }
 }

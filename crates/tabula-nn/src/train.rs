@@ -82,7 +82,20 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// `size` value targets in [-1, 1] for the side to move.
     pub value: Vec<f32>,
+    /// Auxiliary targets, for networks with KataGo's heads (empty otherwise): the final
+    /// score lead of the side to move in points, `size` entries…
+    pub score: Vec<f32>,
+    /// …the final owner of every point (+1 the side to move), `size × points`…
+    pub ownership: Vec<f32>,
+    /// …and each sample's weight for them (0 where the game did not end in a count).
+    pub aux_weight: Vec<f32>,
 }
+
+/// Weight of the ownership loss (mean squared error per point), as in KataGo (1.5 per
+/// point over the board's area).
+pub const OWNERSHIP_LOSS_WEIGHT: f32 = 1.5;
+/// Weight of the score loss (squared error in units of `SCORE_SCALE` points).
+pub const SCORE_LOSS_WEIGHT: f32 = 0.25;
 
 /// The losses of one batch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -91,12 +104,18 @@ pub struct Losses {
     pub policy: f32,
     /// Value mean squared error.
     pub value: f32,
+    /// Ownership loss, weighted (0 without KataGo's heads).
+    #[serde(default)]
+    pub ownership: f32,
+    /// Score loss, weighted (0 without KataGo's heads).
+    #[serde(default)]
+    pub score: f32,
 }
 
 impl Losses {
     /// Their sum (what is minimised, besides weight decay).
     pub fn total(&self) -> f32 {
-        self.policy + self.value
+        self.policy + self.value + self.ownership + self.score
     }
 }
 
@@ -212,23 +231,65 @@ impl Trainer {
         Ok((x, p, z))
     }
 
-    fn loss_tensors(&self, batch: &Batch) -> Result<(Tensor<1>, Tensor<1>), NnError> {
+    /// The loss terms of `batch`: policy, value, and (with KataGo's heads) weighted
+    /// ownership and score losses.
+    fn loss_tensors(&self, batch: &Batch) -> Result<Vec<Tensor<1>>, NnError> {
         let (x, p, z) = self.tensors(batch)?;
-        let (logits, value) = self.model().forward(x);
+        let (logits, value, aux) = self.model().forward_all(x);
         let policy_loss = cross_entropy_with_logits(logits, p);
         let diff = value - z;
         let value_loss = (diff.clone() * diff).mean();
-        Ok((policy_loss, value_loss))
+        let mut terms = vec![policy_loss, value_loss];
+        if let Some(aux) = aux {
+            let (n, area) = (batch.size, self.arch.area());
+            if batch.score.len() != n
+                || batch.ownership.len() != n * area
+                || batch.aux_weight.len() != n
+            {
+                return Err(NnError::Mismatch(format!(
+                    "batch of {n} lacks the score and ownership targets the network's heads need"
+                )));
+            }
+            let w = Tensor::<2>::from_data(
+                TensorData::new(batch.aux_weight.clone(), [n, 1]),
+                &self.device,
+            );
+            let own = Tensor::<2>::from_data(
+                TensorData::new(batch.ownership.clone(), [n, area]),
+                &self.device,
+            );
+            let scaled: Vec<f32> = batch.score.iter().map(|s| s / crate::SCORE_SCALE).collect();
+            let score = Tensor::<2>::from_data(TensorData::new(scaled, [n, 1]), &self.device);
+            let d = aux.ownership - own;
+            let own_loss = ((d.clone() * d).mean_dim(1) * w.clone()).mean() * OWNERSHIP_LOSS_WEIGHT;
+            let d = aux.score - score;
+            let score_loss = (d.clone() * d * w).mean() * SCORE_LOSS_WEIGHT;
+            terms.push(own_loss);
+            terms.push(score_loss);
+        }
+        Ok(terms)
+    }
+
+    fn losses(terms: &[Tensor<1>]) -> (Losses, Tensor<1>) {
+        let get = |i: usize| terms.get(i).map_or(0.0, scalar);
+        let losses = Losses {
+            policy: get(0),
+            value: get(1),
+            ownership: get(2),
+            score: get(3),
+        };
+        let total = terms
+            .iter()
+            .cloned()
+            .reduce(|a, b| a + b)
+            .expect("policy and value terms");
+        (losses, total)
     }
 
     /// One optimiser step on `batch`; returns the batch's losses before the step.
     pub fn step(&mut self, batch: &Batch) -> Result<Losses, NnError> {
-        let (pl, vl) = self.loss_tensors(batch)?;
-        let losses = Losses {
-            policy: scalar(&pl),
-            value: scalar(&vl),
-        };
-        let grads = (pl + vl).backward();
+        let (losses, total) = Self::losses(&self.loss_tensors(batch)?);
+        let grads = total.backward();
         let model = self.take_model()?;
         let grads = GradientsParams::from_grads(grads, &model);
         let lr = self.config.learning_rate_at(self.steps);
@@ -240,12 +301,8 @@ impl Trainer {
     /// The losses on `batch` (training-mode batch norm) and the gradient of their sum
     /// with respect to every named tensor, without changing the network.
     pub fn gradients(&self, batch: &Batch) -> Result<(Losses, NamedGradients), NnError> {
-        let (pl, vl) = self.loss_tensors(batch)?;
-        let losses = Losses {
-            policy: scalar(&pl),
-            value: scalar(&vl),
-        };
-        let grads = (pl + vl).backward();
+        let (losses, total) = Self::losses(&self.loss_tensors(batch)?);
+        let grads = total.backward();
         let mut c = GradCollector {
             path: Vec::new(),
             grads: &grads,

@@ -125,6 +125,13 @@ pub trait Analyzer<G: Game> {
         stop: &AtomicBool,
         report: &mut dyn FnMut(&Analysis<G::Move>),
     ) -> Analysis<G::Move>;
+
+    /// Who owns each point at the end (+1 the first player to −1 the second,
+    /// row-major), if this search can tell: a network's ownership head, or the
+    /// playouts' final positions.
+    fn ownership(&mut self, _game: &G) -> Option<Vec<f32>> {
+        None
+    }
 }
 
 /// Calls `report` when a report is due; tracks when the last one was made.
@@ -213,6 +220,7 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
         let mut reporter = Reporter::new(limits.report_every);
         let mut positions = Vec::new();
         let mut evaluations = Vec::new();
+        let mut scores = Scores::new(game, &mut self.evaluator);
         tree.begin();
         while !tree.done() && !stop.load(Ordering::Relaxed) {
             positions.clear();
@@ -223,10 +231,78 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
                 tree.deliver(&evaluations);
             }
             if reporter.due() {
-                report(&mcts_snapshot(&tree, limits.pv_length));
+                let mut a = mcts_snapshot(&tree, limits.pv_length);
+                scores.fill(game, &mut a, &mut self.evaluator);
+                report(&a);
             }
         }
-        mcts_snapshot(&tree, limits.pv_length)
+        let mut a = mcts_snapshot(&tree, limits.pv_length);
+        scores.fill(game, &mut a, &mut self.evaluator);
+        a
+    }
+
+    fn ownership(&mut self, game: &G) -> Option<Vec<f32>> {
+        self.evaluator.final_estimate(game).map(|e| e.ownership)
+    }
+}
+
+/// Score leads from an evaluator's score head (for the side to move at the root): the
+/// root's, and each visited move's from the position after it, asked once per move.
+struct Scores<M> {
+    root: Option<f64>,
+    after: Vec<(M, f64)>,
+}
+
+impl<M: Copy + PartialEq> Scores<M> {
+    fn new<G: Game<Move = M>, E: Evaluator<G>>(game: &G, evaluator: &mut E) -> Self {
+        let me = game.to_move();
+        let root = evaluator.final_estimate(game).map(|e| {
+            let s = f64::from(e.score);
+            if me == tabula_core::Player::First {
+                s
+            } else {
+                -s
+            }
+        });
+        Scores {
+            root,
+            after: Vec::new(),
+        }
+    }
+
+    fn fill<G: Game<Move = M>, E: Evaluator<G>>(
+        &mut self,
+        game: &G,
+        a: &mut Analysis<M>,
+        evaluator: &mut E,
+    ) {
+        if self.root.is_none() {
+            return;
+        }
+        a.score_lead = self.root;
+        let me = game.to_move();
+        for m in a.moves.iter_mut().filter(|m| m.visits > 0) {
+            let known = self.after.iter().find(|(mv, _)| *mv == m.mv).map(|x| x.1);
+            let s = known.or_else(|| {
+                let mut g = game.clone();
+                g.play(m.mv);
+                let s = if g.is_terminal() {
+                    None
+                } else {
+                    evaluator.final_estimate(&g).map(|e| {
+                        let s = f64::from(e.score);
+                        if me == tabula_core::Player::First {
+                            s
+                        } else {
+                            -s
+                        }
+                    })
+                }?;
+                self.after.push((m.mv, s));
+                Some(s)
+            });
+            m.score_lead = s;
+        }
     }
 }
 
@@ -265,6 +341,10 @@ impl<G: Game> Analyzer<G> for UctAnalyzer<G> {
             !stop.load(Ordering::Relaxed)
         });
         uct.analysis(limits.pv_length)
+    }
+
+    fn ownership(&mut self, game: &G) -> Option<Vec<f32>> {
+        crate::uct::playout_ownership(&self.knowledge, game, 400, self.config.seed)
     }
 }
 

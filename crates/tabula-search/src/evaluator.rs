@@ -54,23 +54,43 @@ pub fn masked_priors<M: Copy>(moves: &[(M, usize)], priors: &[f32], mut emit: im
     }
 }
 
+/// What an evaluator predicts of a game's end, where it can (a network with ownership
+/// and score heads): from the first player's side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalEstimate {
+    /// The final owner of every point, +1 the first player to −1 the second, row-major.
+    pub ownership: Vec<f32>,
+    /// The final score lead of the first player, in points.
+    pub score: f32,
+}
+
 /// Evaluates batches of non-terminal positions.
 pub trait Evaluator<G: Game> {
     /// Appends one evaluation per position to `out`, in order.
     fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>);
-}
 
-impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for Box<E> {
-    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
-        (**self).evaluate(positions, out)
+    /// The predicted end of `position` (ownership and score), if this evaluator makes
+    /// such predictions.
+    fn final_estimate(&mut self, _position: &G) -> Option<FinalEstimate> {
+        None
     }
 }
 
-impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for &mut E {
-    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
-        (**self).evaluate(positions, out)
-    }
+macro_rules! forward_evaluator {
+    ($($t:ty),*) => {$(
+        impl<G: Game, E: Evaluator<G> + ?Sized> Evaluator<G> for $t {
+            fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+                (**self).evaluate(positions, out)
+            }
+
+            fn final_estimate(&mut self, position: &G) -> Option<FinalEstimate> {
+                (**self).final_estimate(position)
+            }
+        }
+    )*};
 }
+
+forward_evaluator!(Box<E>, &mut E);
 
 /// Uniform priors and value 0: search guided by nothing but the rules (and terminal results).
 #[derive(Clone, Copy, Debug, Default)]
@@ -195,6 +215,10 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
             self.cache.insert(game.position_hash(), e.clone());
             out[start + i] = e;
         }
+    }
+
+    fn final_estimate(&mut self, position: &G) -> Option<FinalEstimate> {
+        self.inner.final_estimate(position)
     }
 }
 

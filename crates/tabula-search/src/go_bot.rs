@@ -218,7 +218,11 @@ impl GoPlayer for MctsPlayer {
         ))
     }
 
+    /// The network's ownership head where it has one, else the playouts'.
     fn ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
+        if let Some(e) = self.evaluator.final_estimate(pos) {
+            return Some(e.ownership);
+        }
         Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
     }
 

@@ -26,7 +26,9 @@ pub mod time_control;
 pub mod uct;
 
 pub use analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, MoveInfo, UctAnalyzer};
-pub use evaluator::{CachedEvaluator, Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{
+    CachedEvaluator, Evaluation, Evaluator, FinalEstimate, RolloutEvaluator, UniformEvaluator,
+};
 pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
 pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult};
 pub use negamax::Negamax;

@@ -89,6 +89,9 @@ pub struct NetConfig {
     pub batch_size: usize,
     /// Augment samples with a random symmetry of the game.
     pub symmetries: bool,
+    /// The heads: `dense` (AlphaZero's) or `katago` (per-point policy, pooled value,
+    /// ownership and score heads trained on the end of each game; Go).
+    pub heads: tabula_nn::Heads,
     /// Optimiser and learning rate.
     pub optimizer: TrainConfig,
 }
@@ -101,6 +104,7 @@ impl Default for NetConfig {
             steps: 100,
             batch_size: 128,
             symmetries: true,
+            heads: tabula_nn::Heads::Dense,
             optimizer: TrainConfig::default(),
         }
     }

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use rand::Rng;
-use tabula_core::Game;
+use tabula_core::{Game, Player};
 use tabula_nn::Batch;
 
 use crate::records::GameRecord;
@@ -19,20 +19,41 @@ use crate::records::GameRecord;
 /// Encoded input planes, compact.
 #[derive(Clone, Debug, PartialEq)]
 enum Planes {
-    /// One bit per value (every value was 0 or 1).
-    Bits(Box<[u64]>),
+    /// One bit per value where every value is 0 or 1, except whole planes of one other
+    /// value (Go's komi plane), kept as `(plane, value)` with `area` values a plane.
+    Bits {
+        bits: Box<[u64]>,
+        constant: Box<[(u16, f32)]>,
+        area: usize,
+    },
     /// Any other values.
     Floats(Box<[f32]>),
 }
 
 impl Planes {
-    fn pack(x: &[f32]) -> Planes {
-        if x.iter().all(|&v| v == 0.0 || v == 1.0) {
+    fn pack(x: &[f32], area: usize) -> Planes {
+        let area = area.max(1);
+        let mut constant = Vec::new();
+        for (p, plane) in x.chunks(area).enumerate() {
+            let v = plane[0];
+            if v != 0.0 && v != 1.0 && plane.iter().all(|&y| y == v) {
+                constant.push((p as u16, v));
+            }
+        }
+        let is_constant = |i: usize| constant.iter().any(|&(p, _)| p as usize == i / area);
+        if x.iter()
+            .enumerate()
+            .all(|(i, &v)| v == 0.0 || v == 1.0 || is_constant(i))
+        {
             let mut bits = vec![0u64; x.len().div_ceil(64)];
             for (i, _) in x.iter().enumerate().filter(|(_, &v)| v == 1.0) {
                 bits[i / 64] |= 1 << (i % 64);
             }
-            Planes::Bits(bits.into_boxed_slice())
+            Planes::Bits {
+                bits: bits.into_boxed_slice(),
+                constant: constant.into_boxed_slice(),
+                area,
+            }
         } else {
             Planes::Floats(x.into())
         }
@@ -41,14 +62,23 @@ impl Planes {
     #[inline]
     fn get(&self, i: usize) -> f32 {
         match self {
-            Planes::Bits(b) => ((b[i / 64] >> (i % 64)) & 1) as f32,
+            Planes::Bits {
+                bits,
+                constant,
+                area,
+            } => {
+                if let Some(&(_, v)) = constant.iter().find(|&&(p, _)| p as usize == i / area) {
+                    return v;
+                }
+                ((bits[i / 64] >> (i % 64)) & 1) as f32
+            }
             Planes::Floats(f) => f[i],
         }
     }
 
     fn heap_bytes(&self) -> usize {
         match self {
-            Planes::Bits(b) => b.len() * 8,
+            Planes::Bits { bits, constant, .. } => bits.len() * 8 + constant.len() * 8,
             Planes::Floats(f) => f.len() * 4,
         }
     }
@@ -61,6 +91,9 @@ pub struct Row {
     policy: Box<[(u32, f32)]>,
     /// Value target for the side to move.
     pub value: f32,
+    /// The game's final score and the owner of every point, for the side to move (+1
+    /// its own), where the game ended in a count.
+    aux: Option<(f32, Box<[i8]>)>,
 }
 
 impl Row {
@@ -72,14 +105,58 @@ impl Row {
         game.encode(&mut x);
         let actions = game.action_count();
         Row {
-            planes: Planes::pack(&x),
+            planes: Planes::pack(&x, h * w),
             policy: policy
                 .iter()
                 .copied()
                 .filter(|&(a, v)| (a as usize) < actions && v != 0.0)
                 .collect(),
             value,
+            aux: None,
         }
+    }
+
+    /// Sets the auxiliary targets from the end of the game: `ownership` and `score`
+    /// from the first player's side, turned to the side of `to_move`.
+    fn with_final(mut self, to_move: Player, ownership: &[f32], score: f32) -> Row {
+        let sign = if to_move == Player::First { 1.0 } else { -1.0 };
+        let own = ownership
+            .iter()
+            .map(|&o| (o * sign).round() as i8)
+            .collect();
+        self.aux = Some((score * sign, own));
+        self
+    }
+
+    /// Writes the auxiliary targets under symmetry `sym` (`ownership`: one entry per
+    /// point of the board) and returns their weight: 1, or 0 (and nothing written)
+    /// where the row has none.
+    pub fn write_aux<G: Game>(
+        &self,
+        game: &G,
+        sym: usize,
+        score: &mut f32,
+        ownership: &mut [f32],
+    ) -> f32 {
+        let Some((s, own)) = &self.aux else {
+            return 0.0;
+        };
+        let [_, h, w] = game.encoding_shape();
+        if own.len() != h * w || ownership.len() != h * w {
+            return 0.0;
+        }
+        *score = *s;
+        for r in 0..h {
+            for c in 0..w {
+                let (r2, c2) = if sym == 0 {
+                    (r, c)
+                } else {
+                    game.transform_point(sym, r, c)
+                };
+                ownership[r2 * w + c2] = f32::from(own[r * w + c]);
+            }
+        }
+        1.0
     }
 
     /// Writes the encoding under symmetry `sym` of `game` (the buffer's prototype: same
@@ -116,6 +193,7 @@ impl Row {
         std::mem::size_of::<Row>()
             + self.planes.heap_bytes()
             + self.policy.len() * std::mem::size_of::<(u32, f32)>()
+            + self.aux.as_ref().map_or(0, |(_, o)| o.len())
     }
 }
 
@@ -162,8 +240,9 @@ impl<G: Game> ReplayBuffer<G> {
         value_mix: f32,
     ) -> Result<(), String> {
         let mut rows = Vec::new();
+        let mut movers = Vec::new();
         // Positions are encoded as the game is replayed; none is kept as a state.
-        record.walk(start, |i, game| {
+        let last = record.walk(start, |i, game| {
             let Some(Some(policy)) = record.policy.get(i) else {
                 return;
             };
@@ -174,7 +253,16 @@ impl<G: Game> ReplayBuffer<G> {
                 policy,
                 (1.0 - value_mix) * z + value_mix * v,
             ));
+            movers.push(game.to_move());
         })?;
+        // A resigned game was not counted: its last position tells no owners.
+        if let Some((own, score)) = (!record.resigned).then(|| last.final_ownership()).flatten() {
+            rows = rows
+                .into_iter()
+                .zip(&movers)
+                .map(|(r, &p)| r.with_final(p, &own, score))
+                .collect();
+        }
         // A record refused halfway adds nothing.
         self.rows.extend(rows);
         while self.rows.len() > self.window {
@@ -199,6 +287,10 @@ impl<G: Game> ReplayBuffer<G> {
         let actions = self.prototype.action_count();
         batch.inputs.resize(size * per, 0.0);
         batch.policy.resize(size * actions, 0.0);
+        let points = h * w;
+        batch.score.resize(size, 0.0);
+        batch.ownership.resize(size * points, 0.0);
+        batch.aux_weight.resize(size, 0.0);
         let n = self.prototype.symmetry_count();
         for i in 0..size {
             let row = &self.rows[rng.random_range(0..self.rows.len())];
@@ -212,6 +304,12 @@ impl<G: Game> ReplayBuffer<G> {
                 sym,
                 &mut batch.inputs[i * per..(i + 1) * per],
                 &mut batch.policy[i * actions..(i + 1) * actions],
+            );
+            batch.aux_weight[i] = row.write_aux(
+                &self.prototype,
+                sym,
+                &mut batch.score[i],
+                &mut batch.ownership[i * points..(i + 1) * points],
             );
             batch.value.push(row.value);
         }
@@ -273,15 +371,81 @@ mod tests {
         }
     }
 
+    /// The ownership target of a counted game turns with the board and speaks for the
+    /// side to move: written under each symmetry it is the final position's ownership,
+    /// transformed.
+    #[test]
+    fn ownership_targets_rotate_with_the_board() {
+        let start = Go::new(5, GoRules::default()).unwrap();
+        let mut g = start.clone();
+        let mut moves = Vec::new();
+        // Black walls off the left, White the right; both pass
+        for m in [
+            "B1", "D1", "B2", "D2", "B3", "D3", "B4", "D4", "B5", "D5", "pass", "pass",
+        ] {
+            moves.push(g.action_of(g.parse_move(m).unwrap()) as u32);
+            g.play_text(m).unwrap();
+        }
+        let (own, score) = g.final_ownership().expect("a counted game");
+        let record = GameRecord {
+            policy: moves.iter().map(|&a| Some(vec![(a, 1.0)])).collect(),
+            root_value: vec![0.0; moves.len()],
+            moves,
+            result: GameRecord::result_of(g.outcome()),
+            resigned: false,
+            no_resign: false,
+            would_resign: None,
+        };
+        let mut buffer = ReplayBuffer::new(&start, 100);
+        buffer.add_game(&start, &record, 0.0).unwrap();
+        assert_eq!(buffer.len(), 12);
+        for (i, row) in buffer.rows.iter().enumerate() {
+            // rows alternate Black, White to move
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            for sym in 0..8 {
+                let mut s = 0.0;
+                let mut o = vec![9.0; 25];
+                assert_eq!(row.write_aux(&start, sym, &mut s, &mut o), 1.0);
+                assert_eq!(s, score * sign);
+                for r in 0..5 {
+                    for c in 0..5 {
+                        let (r2, c2) = start.transform_point(sym, r, c);
+                        assert_eq!(
+                            o[r2 * 5 + c2],
+                            own[r * 5 + c] * sign,
+                            "sym {sym} at {r},{c}"
+                        );
+                    }
+                }
+            }
+        }
+        // a resigned game has no ownership to learn from
+        let resigned = GameRecord {
+            resigned: true,
+            ..record
+        };
+        let mut buffer = ReplayBuffer::new(&start, 100);
+        buffer.add_game(&start, &resigned, 0.0).unwrap();
+        let batch = buffer.batch(4, true, &mut rand::rng());
+        assert_eq!(batch.aux_weight, [0.0; 4]);
+    }
+
     #[test]
     fn planes_pack_bits_and_keep_other_values() {
-        let bits = Planes::pack(&[0.0, 1.0, 1.0, 0.0]);
-        assert!(matches!(bits, Planes::Bits(_)));
+        let bits = Planes::pack(&[0.0, 1.0, 1.0, 0.0], 2);
+        assert!(matches!(bits, Planes::Bits { .. }));
         assert_eq!(
             (0..4).map(|i| bits.get(i)).collect::<Vec<_>>(),
             [0.0, 1.0, 1.0, 0.0]
         );
-        let floats = Planes::pack(&[0.0, 0.5]);
+        // a whole plane of one other value stays compact
+        let komi = Planes::pack(&[0.0, 1.0, -0.6, -0.6], 2);
+        assert!(matches!(komi, Planes::Bits { .. }));
+        assert_eq!(
+            (0..4).map(|i| komi.get(i)).collect::<Vec<_>>(),
+            [0.0, 1.0, -0.6, -0.6]
+        );
+        let floats = Planes::pack(&[0.0, 0.5], 2);
         assert!(matches!(floats, Planes::Floats(_)));
         assert_eq!(floats.get(1), 0.5);
     }
@@ -297,8 +461,12 @@ mod tests {
             *p = i as f32 / 190.0;
         }
         let row = Row::new(&g, &sparse(&policy), 1.0);
-        // 4 planes of 81 bits in 6 words, 19 non-zero policy entries
-        assert_eq!(row.bytes(), std::mem::size_of::<Row>() + 6 * 8 + 19 * 8);
-        assert!(row.bytes() < 300, "{}", row.bytes());
+        // 15 planes of 81 bits in 19 words, the komi plane as one constant, 19 non-zero
+        // policy entries
+        assert_eq!(
+            row.bytes(),
+            std::mem::size_of::<Row>() + 19 * 8 + 8 + 19 * 8
+        );
+        assert!(row.bytes() < 500, "{}", row.bytes());
     }
 }

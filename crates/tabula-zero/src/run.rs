@@ -179,6 +179,8 @@ const CSV_COLUMNS: &[Column] = &[
     ("workers", |m| {
         m.workers.map_or(String::new(), |w| w.to_string())
     }),
+    ("ownership_loss", |m| format!("{:.4}", m.losses.ownership)),
+    ("score_loss", |m| format!("{:.4}", m.losses.score)),
 ];
 
 pub(crate) fn csv_header() -> String {
@@ -653,7 +655,7 @@ pub(crate) fn initial_weights<G: Game>(
         Trainer::from_weights(w, config.net.optimizer.clone())?;
         return Ok(w.clone());
     }
-    let arch = Architecture::preset(start, &config.net.size)?;
+    let arch = Architecture::preset(start, &config.net.size)?.with_heads(config.net.heads)?;
     Ok(Trainer::new(
         &arch,
         &start.name(),
@@ -680,17 +682,22 @@ pub(crate) fn train_round<G: Game>(
     for step in 1..=cfg.net.steps {
         let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, rng);
         let l = trainer.step(&batch)?;
-        if !(l.policy.is_finite() && l.value.is_finite()) {
+        if !l.total().is_finite() {
             progress.finish();
             return Err(ZeroError::Diverged {
                 iteration: it,
                 step,
-                what: format!("policy loss {}, value loss {}", l.policy, l.value),
+                what: format!(
+                    "policy loss {}, value loss {}, ownership loss {}, score loss {}",
+                    l.policy, l.value, l.ownership, l.score
+                ),
                 kept,
             });
         }
         sum.policy += l.policy;
         sum.value += l.value;
+        sum.ownership += l.ownership;
+        sum.score += l.score;
         progress.tick();
     }
     progress.finish();
@@ -698,6 +705,8 @@ pub(crate) fn train_round<G: Game>(
     let losses = Losses {
         policy: sum.policy / steps,
         value: sum.value / steps,
+        ownership: sum.ownership / steps,
+        score: sum.score / steps,
     };
     let weights = trainer.weights();
     if let Some(t) = weights
@@ -786,10 +795,15 @@ pub(crate) fn summary(m: &Metrics) -> String {
         )
     });
     format!(
-        "iteration {}: loss p {:.3} v {:.3}, entropy {:.2}, {} games ({:.1}/s; W/D/L first {}/{}/{}), {:.0} s total{}{}",
+        "iteration {}: loss p {:.3} v {:.3}{}, entropy {:.2}, {} games ({:.1}/s; W/D/L first {}/{}/{}), {:.0} s total{}{}",
         m.iteration,
         m.losses.policy,
         m.losses.value,
+        if m.losses.ownership > 0.0 || m.losses.score > 0.0 {
+            format!(" own {:.3} score {:.3}", m.losses.ownership, m.losses.score)
+        } else {
+            String::new()
+        },
         m.policy_entropy,
         m.games,
         m.games_per_s,
