@@ -129,11 +129,14 @@ impl Out {
     }
 }
 
+/// A termination: the query id (`None`: every query) and its turns (`None`: all).
+type Termination = (Option<String>, Option<Vec<usize>>);
+
 /// Terminations asked for, and the search they may stop.
 #[derive(Default)]
 struct Control {
     /// `(id, turns)`: queries to stop (`None` turns: all of them; `None` id: every query).
-    terminated: Mutex<Vec<(Option<String>, Option<Vec<usize>>)>>,
+    terminated: Mutex<Vec<Termination>>,
     /// The query and turn being searched.
     current: Mutex<Option<(String, usize)>>,
     /// Set to stop the current search.

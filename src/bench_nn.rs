@@ -12,7 +12,9 @@ use tabula_core::Game;
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_nn::infer::gemm;
-use tabula_nn::{Architecture, Batch, Network, NetworkEvaluator, Scratch, Trainer, WeightFile};
+use tabula_nn::{
+    Architecture, Batch, Heads, Network, NetworkEvaluator, Scratch, Trainer, WeightFile,
+};
 use tabula_search::{search_many, Evaluation, Evaluator, Mcts, MctsConfig, SearchSettings};
 
 use tabula_search::stats::median;
@@ -38,6 +40,10 @@ pub struct NnBench {
     /// Also time burn-flex's forward pass (batch 64) and a training step (batch 256).
     #[arg(long)]
     burn: bool,
+    /// The heads: `dense` (AlphaZero's) or `katago` (per-point policy, pooled value,
+    /// ownership and score; games whose actions are the points and a pass).
+    #[arg(long, default_value = "dense")]
+    heads: String,
 }
 
 /// Network-guided MCTS speed.
@@ -61,6 +67,9 @@ pub struct MctsBench {
     /// Threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The heads: `dense` or `katago` (see `bench nn`).
+    #[arg(long, default_value = "dense")]
+    heads: String,
 }
 
 /// Single-thread SGEMM GFLOP/s on 512x512x512 (median of five runs): the peak figure.
@@ -81,8 +90,17 @@ pub fn sgemm_peak() -> f64 {
     median(&mut rates)
 }
 
-fn random_network<G: Game>(game: &G, size: &str) -> Result<(Arc<Network>, WeightFile)> {
-    let arch = Architecture::preset(game, size)?;
+fn random_network<G: Game>(
+    game: &G,
+    size: &str,
+    heads: &str,
+) -> Result<(Arc<Network>, WeightFile)> {
+    let heads = match heads {
+        "dense" => Heads::Dense,
+        "katago" => Heads::Katago,
+        other => anyhow::bail!("--heads must be dense or katago, not {other:?}"),
+    };
+    let arch = Architecture::preset(game, size)?.with_heads(heads)?;
     let file = WeightFile::initial(&arch, &game.name(), 1);
     Ok((Arc::new(Network::from_weights(&file)?), file))
 }
@@ -93,7 +111,7 @@ impl GameVisitor for NnVisit<'_> {
     type Output = Result<()>;
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
-        let (net, file) = random_network(&game, &b.size)?;
+        let (net, file) = random_network(&game, &b.size, &b.heads)?;
         let arch = net.arch().clone();
         let flops = arch.flops_per_position();
         let peak = sgemm_peak();
@@ -220,7 +238,7 @@ impl GameVisitor for MctsVisit<'_> {
     type Output = Result<()>;
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
-        let (net, _) = random_network(&game, &b.size)?;
+        let (net, _) = random_network(&game, &b.size, &b.heads)?;
         println!(
             "MCTS on {} with a {}x{} network, {} simulations per search, {} leaves per round, {} thread(s)",
             game.name(),

@@ -619,6 +619,10 @@ pub struct Input {
     lines: mpsc::Receiver<io::Result<crate::input::Line>>,
     /// Set whenever a line arrives (or the input ends).
     arrived: Arc<AtomicBool>,
+    /// Held by the reader while it sends a line and sets `arrived`, and by [`Input::arm`]
+    /// while it clears and checks: so that the flag of a line already taken is never
+    /// set after an analysis began, nor that of a new line lost.
+    handoff: Arc<std::sync::Mutex<()>>,
     /// Lines taken off the channel while checking for one.
     waiting: std::cell::RefCell<VecDeque<io::Result<crate::input::Line>>>,
 }
@@ -627,21 +631,25 @@ impl Input {
     fn spawn() -> Input {
         let (tx, rx) = mpsc::channel();
         let arrived = Arc::new(AtomicBool::new(false));
-        let flag = arrived.clone();
+        let handoff = Arc::new(std::sync::Mutex::new(()));
+        let (flag, lock) = (arrived.clone(), handoff.clone());
         std::thread::spawn(move || {
             for line in crate::input::lines(io::stdin().lock()) {
                 let failed = line.is_err();
-                // send before flagging: whoever sees the flag finds the line
-                if tx.send(line).is_err() || failed {
-                    break;
-                }
+                let _held = lock.lock();
+                let sent = tx.send(line).is_ok();
                 flag.store(true, Ordering::SeqCst);
+                if !sent || failed {
+                    return;
+                }
             }
+            let _held = lock.lock();
             flag.store(true, Ordering::SeqCst);
         });
         Input {
             lines: rx,
             arrived,
+            handoff,
             waiting: Default::default(),
         }
     }
@@ -657,6 +665,7 @@ impl Input {
     /// Arms the flag for a new analysis: clears it, and sets it again at once if a line
     /// (or the end of the input) is already waiting.
     fn arm(&self) -> &AtomicBool {
+        let _held = self.handoff.lock();
         self.arrived.store(false, Ordering::SeqCst);
         let mut waiting = self.waiting.borrow_mut();
         loop {
@@ -702,7 +711,7 @@ impl Engine {
         if req.genmove {
             return self.stream_genmove(&req, player, id, out);
         }
-        write!(out, "={id}\n")?;
+        writeln!(out, "={id}")?;
         out.flush()?;
         let ownership = if req.ownership {
             self.bot.ownership(&self.game, player)
@@ -762,7 +771,7 @@ impl Engine {
                 };
                 started = true;
                 let line = gtp_analysis::info_line(req, &game, player, a, None);
-                if let Err(e) = write!(out, "{head}{line}\n").and_then(|_| out.flush()) {
+                if let Err(e) = writeln!(out, "{head}{line}").and_then(|_| out.flush()) {
                     failed = Some(e);
                 }
             });
@@ -781,10 +790,10 @@ impl Engine {
                 Err(msg) if !started => write!(out, "?{id} {msg}\n\n")?,
                 // The bot only returns legal moves; should one not be, the reply
                 // already begun still ends as a reply must.
-                Err(_) => write!(out, "\n")?,
+                Err(_) => writeln!(out)?,
             },
             Err(e) if !started => write!(out, "?{id} {e}\n\n")?,
-            Err(_) => write!(out, "\n")?,
+            Err(_) => writeln!(out)?,
         }
         out.flush()
     }

@@ -253,7 +253,7 @@ mod tests {
     }
 
     fn analysis(game: &Go) -> Analysis<u16> {
-        let mv = |s| game.parse_move(s).unwrap();
+        let mv = |s: &str| game.parse_move(s).unwrap();
         let info = |m: &str, visits, win_rate, prior, pv: &[&str]| MoveInfo {
             mv: mv(m),
             visits,

@@ -51,7 +51,7 @@ fn go_queries_in_katago_format() {
         let infos = r["moveInfos"].as_array().unwrap();
         assert!(!infos.is_empty());
         let visits: u64 = infos.iter().map(|m| m["visits"].as_u64().unwrap()).sum();
-        assert!(visits >= 99 && visits <= 100, "{visits}");
+        assert!((99..=100).contains(&visits), "{visits}");
         for (order, m) in infos.iter().enumerate() {
             assert_eq!(m["order"], order as u64);
             let mv = m["move"].as_str().unwrap();

@@ -1,11 +1,13 @@
 //! The shipped models play as their README says: tic-tac-toe never loses to minimax;
 //! Connect Four wins every game as the first player against random play and beats a
-//! shallow fixed-depth alpha-beta player.
+//! shallow fixed-depth alpha-beta player; the 7x7 Go network opens at the centre and
+//! values the empty board near even at komi 9 (the known optimum of 7x7), and its
+//! ownership head sees the whole board as Black's after Black walls it in.
 
 use std::path::Path;
 use std::sync::Arc;
 
-use tabula_core::{ConnectFour, Game, Outcome, Player, TicTacToe};
+use tabula_core::{ConnectFour, Game, Go, GoRules, Outcome, Player, TicTacToe};
 use tabula_nn::{Network, NetworkEvaluator, WeightFile};
 use tabula_search::agent::{Agent, MctsAgent, NegamaxAgent};
 use tabula_search::arena::{play_game, play_match, RandomAgent};
@@ -28,6 +30,24 @@ fn mcts<G: Game>(file: &str, game: &G, sims: usize) -> MctsAgent<G> {
         Box::new(NetworkEvaluator::new(net, game, 16).expect("fits")),
         "mcts",
     )
+}
+
+#[test]
+fn go7_model_opens_at_the_centre_and_sees_an_even_game_at_komi_9() {
+    let rules = GoRules {
+        komi: 9.0,
+        ..GoRules::default()
+    };
+    let start = Go::new(7, rules).unwrap();
+    let mut a = mcts("go7.safetensors", &start, 1600);
+    let r = a.analyze(&start);
+    let best = r.best().map(|m| start.format_move(m));
+    assert_eq!(best.as_deref(), Some("D4"), "{:?}", &r.children[..3]);
+    assert!(
+        r.value.abs() < 0.35,
+        "value of the empty board at komi 9: {}",
+        r.value
+    );
 }
 
 #[test]

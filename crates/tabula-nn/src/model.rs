@@ -11,13 +11,16 @@
 //! predicts the final score (in units of [`SCORE_SCALE`] points) and a 1x1 convolution
 //! `ownership_conv` the final owner of every point (tanh, +1 the side to move).
 
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 
 use crate::arch::{Architecture, Heads, BN_EPSILON};
+
+/// The initial pass logit of KataGo's heads (point logits start near 0).
+const PASS_BIAS: f32 = -2.0;
 
 /// Points per unit of the score head's output (KataGo scales scores by 1/20 too).
 pub const SCORE_SCALE: f32 = 20.0;
@@ -145,13 +148,27 @@ impl PolicyValueNet {
                 arch.value_channels * area,
             )
         };
+        let mut policy_fc = LinearConfig::new(policy_in, policy_out).init(device);
+        if katago {
+            // The pass starts unlikely (about a sixth of an average point's prior on
+            // 7x7): burn's initialiser gives a layer of a few inputs logits of ±1 or more,
+            // and a net that passes at random teaches its value head that the passer
+            // loses — in a run that started so, one colour kept passing and lost 97% of
+            // its games by the fifth iteration.
+            policy_fc.weight = Param::from_tensor(Tensor::zeros([policy_in, policy_out], device));
+            policy_fc.bias = Some(Param::from_tensor(Tensor::full(
+                [policy_out],
+                PASS_BIAS,
+                device,
+            )));
+        }
         PolicyValueNet {
             stem: ConvBn::new(arch.planes, c, 3, device),
             blocks: (0..arch.blocks)
                 .map(|_| ResidualBlock::new(c, device))
                 .collect(),
             policy_conv: ConvBn::new(c, arch.policy_channels, 1, device),
-            policy_fc: LinearConfig::new(policy_in, policy_out).init(device),
+            policy_fc,
             value_conv: ConvBn::new(c, arch.value_channels, 1, device),
             value_fc1: LinearConfig::new(value_in, arch.value_hidden).init(device),
             value_fc2: LinearConfig::new(arch.value_hidden, 1).init(device),

@@ -247,6 +247,9 @@ impl GoPlayer for MctsPlayer {
     }
 }
 
+/// Who watches a genmove: report interval, longest principal variation, the reporter.
+type Watch<'a> = (Duration, usize, &'a mut dyn FnMut(&Analysis<u16>));
+
 /// Playouts behind an ownership estimate (dead stones, clean-up, final score).
 const OWNERSHIP_PLAYOUTS: usize = 400;
 
@@ -472,7 +475,7 @@ impl<P: GoPlayer> GoBot<P> {
         game: &Go,
         player: Player,
         cleanup: bool,
-        watch: Option<(Duration, usize, &mut dyn FnMut(&Analysis<u16>))>,
+        watch: Option<Watch<'_>>,
     ) -> Result<Decision, BotError> {
         let mut pos = game.clone();
         let passes = pos.consecutive_passes();
