@@ -56,6 +56,11 @@ pub struct MctsConfig {
     pub noise_weight: f32,
     /// Seed of the noise.
     pub seed: u64,
+    /// KataGo's forced playouts (self-play): a root child with prior `P` gets at least
+    /// `√(k · P · N)` of the root's `N` visits; `k` is this (KataGo: 2), 0 turns them
+    /// off. Their visits are pruned from the policy target by
+    /// [`MctsResult::pruned_policy`].
+    pub forced_playouts: f32,
 }
 
 impl Default for MctsConfig {
@@ -70,6 +75,7 @@ impl Default for MctsConfig {
             dirichlet_total: 0.0,
             noise_weight: 0.25,
             seed: 0,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -176,6 +182,45 @@ impl<M: Copy> MctsResult<M> {
             .map(|c| (c.visits as f32).powf(1.0 / temperature))
             .collect();
         Some(self.children[sample_index(&weights, rng)].mv)
+    }
+
+    /// KataGo's policy target pruning: the root children's visits (as `(action, share)`
+    /// of their sum) after taking off the forced playouts (`k` as in
+    /// [`MctsConfig::forced_playouts`]) that did not earn their place. Every child but
+    /// the most visited loses up to `√(k · P · N)` visits, as long as its PUCT score
+    /// (`c_puct`, the root's `N`) stays below the best child's; a child left with one
+    /// visit or none is dropped. With `k = 0` it is the plain visit distribution.
+    pub fn pruned_policy(&self, c_puct: f32, k: f32) -> Vec<(usize, f32)> {
+        let n = self.root_visits.max(1) as f32;
+        let sqrt_n = n.sqrt();
+        let best = self.children.iter().max_by_key(|c| c.visits);
+        let puct = |q: f32, p: f32, visits: f32| q + c_puct * p * sqrt_n / (1.0 + visits);
+        let best_score = best.map_or(0.0, |b| puct(b.q, b.prior, b.visits as f32));
+        let kept: Vec<(usize, f32)> = self
+            .children
+            .iter()
+            .map(|c| {
+                let visits = c.visits as f32;
+                if k <= 0.0 || best.is_some_and(|b| b.action == c.action) {
+                    return (c.action, visits);
+                }
+                let forced = (k * c.prior * n).sqrt();
+                // fewest visits that keep its score at or below the best's
+                let gap = best_score - c.q;
+                let needed = if gap > 0.0 {
+                    (c_puct * c.prior * sqrt_n / gap - 1.0).ceil().max(0.0)
+                } else {
+                    visits
+                };
+                let pruned = needed.max(visits - forced).min(visits);
+                (c.action, if pruned <= 1.0 { 0.0 } else { pruned })
+            })
+            .filter(|&(_, v)| v > 0.0)
+            .collect();
+        let total: f32 = kept.iter().map(|&(_, v)| v).sum();
+        kept.into_iter()
+            .map(|(a, v)| (a, v / total.max(1.0)))
+            .collect()
     }
 
     /// The visit distribution over the action space (`action_count` entries), the policy
@@ -470,6 +515,18 @@ impl<G: Game> Mcts<G> {
     fn select_child(&self, node: usize) -> usize {
         let parent = &self.nodes[node];
         let vl = self.config.virtual_loss;
+        let k = self.config.forced_playouts;
+        if node == 0 && k > 0.0 {
+            let total = parent.visits as f32;
+            // the first child below its forced share (pending descents count)
+            if let Some(c) = self.children(node).find(|&c| {
+                let ch = &self.nodes[c];
+                !matches!(ch.state, NodeState::Terminal(_))
+                    && ((ch.visits + ch.in_flight) as f32) < (k * ch.prior * total).sqrt()
+            }) {
+                return c;
+            }
+        }
         let parent_n = parent.visits as f32 + vl * parent.in_flight as f32;
         let sqrt_n = parent_n.max(1.0).sqrt();
         let fpu = match self.config.fpu {
@@ -641,6 +698,61 @@ mod tests {
     use super::*;
     use crate::evaluator::RolloutEvaluator;
     use tabula_core::{ConnectFour, TicTacToe};
+
+    #[test]
+    fn forced_playouts_visit_every_child_and_are_pruned_from_the_target() {
+        let game = ConnectFour::new();
+        let base = MctsConfig {
+            simulations: 800,
+            c_puct: 1.5,
+            seed: 3,
+            ..MctsConfig::default()
+        };
+        let forced = MctsConfig {
+            forced_playouts: 2.0,
+            ..base
+        };
+        let r = Mcts::new(game, forced).search(&mut HashEvaluator);
+        let n = r.root_visits as f32;
+        for c in &r.children {
+            // each child got its share (a pending descent may leave it one short)
+            assert!(c.visits as f32 + 1.0 >= (2.0 * c.prior * n).sqrt(), "{c:?}");
+        }
+        let target = r.pruned_policy(1.5, 2.0);
+        let sum: f32 = target.iter().map(|&(_, p)| p).sum();
+        assert!((sum - 1.0).abs() < 1e-4);
+        let best = r.children[0].action;
+        let share = |t: &[(usize, f32)], a: usize| t.iter().find(|x| x.0 == a).map_or(0.0, |x| x.1);
+        let plain: Vec<(usize, f32)> = r
+            .children
+            .iter()
+            .map(|c| {
+                (
+                    c.action,
+                    c.visits as f32 / r.children.iter().map(|c| c.visits).sum::<u32>() as f32,
+                )
+            })
+            .collect();
+        // pruning moves mass to the best move: no other gains on it
+        assert!(share(&target, best) >= share(&plain, best));
+        let mut pruned = 0;
+        for c in &r.children[1..] {
+            let (t, p) = (
+                share(&target, c.action) / share(&target, best),
+                share(&plain, c.action) / share(&plain, best),
+            );
+            assert!(t <= p + 1e-6, "{c:?}");
+            pruned += usize::from(t < p - 1e-6);
+        }
+        assert!(pruned > 0, "some forced playouts are pruned");
+        // without forced playouts the target is the plain distribution
+        let r0 = Mcts::new(game, base).search(&mut HashEvaluator);
+        let t0 = r0.pruned_policy(1.5, 0.0);
+        let total: u32 = r0.children.iter().map(|c| c.visits).sum();
+        for c in &r0.children {
+            assert!((share(&t0, c.action) - c.visits as f32 / total as f32).abs() < 1e-6);
+        }
+    }
 
     /// Priors and values made up from the position hash: deterministic and uneven.
     struct HashEvaluator;

@@ -49,6 +49,7 @@ impl SearchSettings {
             dirichlet_total: 0.0,
             noise_weight: 0.25,
             seed,
+            forced_playouts: 0.0,
         }
     }
 

@@ -43,6 +43,9 @@ pub struct SelfPlayConfig {
     pub threads: usize,
     /// Value target = (1 - value_mix) · result + value_mix · root search value.
     pub value_mix: f32,
+    /// KataGo's forced playouts in full searches, `k` of `√(k · P · N)` (KataGo: 2),
+    /// with policy target pruning; 0 turns them off.
+    pub forced_playouts: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -61,6 +64,7 @@ impl Default for SelfPlayConfig {
             parallel_games: 32,
             threads: 0,
             value_mix: 0.0,
+            forced_playouts: 0.0,
         }
     }
 }
@@ -284,7 +288,7 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         // Every number in its range (NaN fails every range test).
-        let ranges: [(&str, f64, f64, f64); 10] = [
+        let ranges: [(&str, f64, f64, f64); 11] = [
             ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
             (
                 "selfplay.dirichlet_total",
@@ -300,6 +304,12 @@ impl ZeroConfig {
                 1.0,
             ),
             ("selfplay.value_mix", s.value_mix.into(), 0.0, 1.0),
+            (
+                "selfplay.forced_playouts",
+                s.forced_playouts.into(),
+                0.0,
+                100.0,
+            ),
             ("gate.threshold", self.gate.threshold, 0.0, 1.0),
             (
                 "net.optimizer.learning_rate",

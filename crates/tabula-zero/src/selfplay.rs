@@ -60,6 +60,7 @@ pub fn mcts_config(
     MctsConfig {
         dirichlet_total: if full { config.dirichlet_total } else { 0.0 },
         noise_weight: config.noise_weight,
+        forced_playouts: if full { config.forced_playouts } else { 0.0 },
         ..search.mcts(simulations, seed)
     }
 }
@@ -243,12 +244,10 @@ fn advance<G: Game>(slot: &mut Slot, tree: &mut Mcts<G>, config: &SelfPlayConfig
     let record = &mut slot.record;
     record.root_value.push(result.value);
     record.policy.push(slot.full.then(|| {
-        let total: u32 = result.children.iter().map(|c| c.visits).sum();
         result
-            .children
-            .iter()
-            .filter(|c| c.visits > 0)
-            .map(|c| (c.action as u32, c.visits as f32 / total.max(1) as f32))
+            .pruned_policy(tree.config().c_puct, config.forced_playouts)
+            .into_iter()
+            .map(|(a, p)| (a as u32, p))
             .collect()
     }));
     let me = game.to_move();
