@@ -534,6 +534,16 @@ impl Query<'_> {
             _ => model.is_some(),
         };
         if mcts {
+            let Some(model) = model else {
+                return Err(bad(
+                    "game",
+                    format!(
+                        "no shipped network for {}: start with --model FILE (or untrained, uniform, rollout), or --player uct",
+                        game.name()
+                    ),
+                ));
+            };
+            let model = Some(model);
             let settings = crate::evaluators::SearchFlags::default()
                 .settings(game)
                 .map_err(|e| bad("game", format!("{e:#}")))?;

@@ -193,3 +193,30 @@ fn terminate_stops_a_long_search_and_other_games_use_their_move_names() {
     assert_eq!(c4[0]["rootInfo"]["currentPlayer"], "W");
     assert_eq!(infos[0]["move"], "4", "{infos:?}");
 }
+
+#[test]
+fn the_shipped_7x7_network_answers_through_the_same_protocol() {
+    let rs = responses(
+        &["--player", "mcts"],
+        &[
+            r#"{"id":"n","moves":[["B","D4"]],"rules":"chinese","komi":9,"boardXSize":7,"boardYSize":7,"maxVisits":100,"includeOwnership":true,"includePolicy":true}"#,
+            r#"{"id":"m","moves":[],"rules":"chinese","komi":9,"boardXSize":9,"boardYSize":9,"maxVisits":10}"#,
+        ],
+    );
+    let n = by_id(&rs, "n");
+    assert_eq!(n.len(), 1, "{rs:?}");
+    let r = n[0];
+    assert_eq!(r["ownership"].as_array().unwrap().len(), 49);
+    assert_eq!(r["policy"].as_array().unwrap().len(), 50);
+    assert_eq!(r["policy"][3 * 7 + 3], -1.0, "D4 is taken");
+    let visits: u64 = r["moveInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["visits"].as_u64().unwrap())
+        .sum();
+    assert!((99..=100).contains(&visits), "{visits}");
+    // no 9x9 network is shipped: the query is refused, the engine goes on
+    let m = by_id(&rs, "m");
+    assert!(m[0]["error"].as_str().unwrap().contains("go:9"), "{m:?}");
+}
