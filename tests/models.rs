@@ -1,8 +1,7 @@
 //! The shipped models play as their README says: tic-tac-toe never loses to minimax;
 //! Connect Four wins every game as the first player against random play and beats a
-//! shallow fixed-depth alpha-beta player; the 7x7 Go network opens at the centre and
-//! values the empty board near even at komi 9 (the known optimum of 7x7), and its
-//! ownership head sees the whole board as Black's after Black walls it in.
+//! shallow fixed-depth alpha-beta player; the 7x7 Go network opens at the centre (the
+//! known best first move of 7x7) and does not read the empty board at komi 9 as decided.
 
 use std::path::Path;
 use std::sync::Arc;
