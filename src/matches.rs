@@ -369,7 +369,8 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         };
         if let (Some(s), Some(e)) = (result.score, &result.engine_score) {
             compared += 1;
-            if *e == Go::score_text(s) {
+            // by value: GnuGo writes an integer score as "W+6.0", the referee "W+6"
+            if score_value(e).is_some_and(|v| (v - s).abs() < 1e-3) {
                 agree += 1;
             }
         }
@@ -436,4 +437,38 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     );
     fs::write(args.out.join("summary.json"), summary)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The score a GTP `final_score` reply states, for Black (`B+3.5` → 3.5, `W+6.0` → −6,
+/// `0` → 0); `None` for anything else (a resignation, a malformed reply).
+fn score_value(text: &str) -> Option<f32> {
+    let t = text.trim();
+    if t == "0" {
+        return Some(0.0);
+    }
+    let (sign, rest) = match t.get(..2) {
+        Some("B+") | Some("b+") => (1.0, &t[2..]),
+        Some("W+") | Some("w+") => (-1.0, &t[2..]),
+        _ => return None,
+    };
+    rest.parse::<f32>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(|v| sign * v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_compare_by_value() {
+        assert_eq!(score_value("W+6.0"), Some(-6.0));
+        assert_eq!(score_value("W+6.0"), score_value(&Go::score_text(-6.0)));
+        assert_eq!(score_value("B+2.5"), Some(2.5));
+        assert_eq!(score_value("0"), Some(0.0));
+        for bad in ["B+R", "W+", "", "resign", "B+nan", "X+3"] {
+            assert_eq!(score_value(bad), None, "{bad}");
+        }
+    }
 }
