@@ -115,12 +115,6 @@ const COMMANDS: &[&str] = &[
     "time_left",
     "kgs-genmove_cleanup",
     "stop",
-    "lz-analyze",
-    "kata-analyze",
-    "analyze",
-    "lz-genmove_analyze",
-    "kata-genmove_analyze",
-    "genmove_analyze",
 ];
 
 /// The playout policy (`heavy` or `light`), priors and pattern weights (a file, or the
@@ -365,9 +359,15 @@ impl Engine {
             "version" => Ok(env!("CARGO_PKG_VERSION").into()),
             "known_command" => {
                 n_args(1)?;
-                Ok(COMMANDS.contains(&args[0]).to_string())
+                let known = COMMANDS.contains(&args[0]) || gtp_analysis::is_analysis(args[0]);
+                Ok(known.to_string())
             }
-            "list_commands" => Ok(COMMANDS.join("\n")),
+            "list_commands" => Ok(COMMANDS
+                .iter()
+                .chain(gtp_analysis::COMMANDS)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("\n")),
             "quit" => Ok(String::new()),
             // analysis ends at the next command anyway; nothing runs in between
             "stop" => Ok(String::new()),

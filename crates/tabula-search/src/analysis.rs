@@ -112,6 +112,14 @@ impl Default for AnalysisLimits {
     }
 }
 
+impl AnalysisLimits {
+    /// The visit limit as a search's simulation budget (`usize::MAX`: none).
+    fn simulations(&self) -> usize {
+        self.max_visits
+            .map_or(usize::MAX, |v| usize::try_from(v).unwrap_or(usize::MAX))
+    }
+}
+
 /// A search that can be watched while it runs.
 pub trait Analyzer<G: Game> {
     /// Searches `game` (the side to move plays) within `limits`, calling `report` with a
@@ -212,9 +220,7 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
         report: &mut dyn FnMut(&Analysis<G::Move>),
     ) -> Analysis<G::Move> {
         let mut config = self.settings.mcts(usize::MAX, self.seed);
-        config.simulations = limits
-            .max_visits
-            .map_or(usize::MAX, |v| usize::try_from(v).unwrap_or(usize::MAX));
+        config.simulations = limits.simulations();
         config.time_limit = limits.max_time;
         let mut tree = Mcts::new(game.clone(), config);
         let mut reporter = Reporter::new(limits.report_every);
@@ -325,9 +331,7 @@ impl<G: Game> Analyzer<G> for UctAnalyzer<G> {
         report: &mut dyn FnMut(&Analysis<G::Move>),
     ) -> Analysis<G::Move> {
         let config = UctConfig {
-            simulations: limits
-                .max_visits
-                .map_or(usize::MAX, |v| usize::try_from(v).unwrap_or(usize::MAX)),
+            simulations: limits.simulations(),
             time_limit: limits.max_time,
             track_score: true,
             ..self.config
