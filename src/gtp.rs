@@ -726,7 +726,8 @@ impl Engine {
         };
         let mut failed = None;
         let stop = input.arm();
-        self.bot
+        let last = self
+            .bot
             .analyze(&self.game, player, &limits, stop, &mut |a| {
                 if failed.is_none() {
                     let line =
@@ -738,6 +739,16 @@ impl Engine {
             });
         if let Some(e) = failed {
             return Err(e);
+        }
+        // A search that spent its visit budget (--sims) shows where it ended, and the
+        // reply still ends only when the next command comes, as GUIs expect.
+        if !stop.load(Ordering::SeqCst) {
+            let line = gtp_analysis::info_line(&req, &game, player, &last, ownership.as_deref());
+            writeln!(out, "{line}")?;
+            out.flush()?;
+        }
+        while !stop.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_millis(5));
         }
         writeln!(out)?;
         out.flush()

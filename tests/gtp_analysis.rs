@@ -221,3 +221,21 @@ fn kata_analyze_with_ownership_and_genmove_analyze() {
         assert_eq!(e.reply(), ["? illegal move"], "{played} is taken");
     }
 }
+
+#[test]
+fn a_search_that_spends_its_visits_waits_for_the_next_command() {
+    let mut e = Engine::start(&["--size", "9", "--sims", "40", "--playouts", "light"]);
+    e.send("lz-analyze b 1000");
+    assert_eq!(e.line(), "=");
+    // the budget is spent long before the interval: the final snapshot is shown...
+    assert!(e.line().starts_with("info move "));
+    // ...and the reply stays open
+    assert!(e.lines.recv_timeout(Duration::from_millis(500)).is_err());
+    e.send("name");
+    assert_eq!(
+        e.reply(),
+        Vec::<String>::new(),
+        "the blank line that ends the analysis"
+    );
+    assert_eq!(e.reply(), ["= Tabula"]);
+}
