@@ -719,7 +719,7 @@ impl Engine {
             None
         };
         let limits = AnalysisLimits {
-            max_visits: None,
+            max_visits: Some(ANALYSIS_MAX_VISITS),
             max_time: None,
             report_every: req.interval,
             pv_length: PV_LENGTH,
@@ -812,6 +812,10 @@ impl Engine {
 
 /// The longest principal variation an analysis line shows.
 const PV_LENGTH: usize = 15;
+
+/// Visits an analysis stops at (or at `--sims`, if lower): the trees keep every node,
+/// about 6 KB per UCT visit on 9x9, so an analysis left running is bounded (≈ 0.6 GB).
+const ANALYSIS_MAX_VISITS: u64 = 100_000;
 
 #[cfg(test)]
 mod tests {
