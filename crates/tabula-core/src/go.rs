@@ -698,6 +698,20 @@ impl Go {
         owners
     }
 
+    /// [`Go::area_owners`] as numbers: +1 Black, −1 White, 0 neither (the ownership
+    /// networks and playout statistics use).
+    pub fn area_ownership(&self) -> Vec<f32> {
+        let mut own = vec![0.0; self.n * self.n];
+        self.for_each_area_owner(|a, owner| {
+            own[a] = match owner {
+                Some(Player::First) => 1.0,
+                Some(Player::Second) => -1.0,
+                None => 0.0,
+            }
+        });
+        own
+    }
+
     /// Calls `f(action, owner)` for every point under area scoring (see
     /// [`Go::area_owners`]), without collecting them: scoring ends every playout.
     fn for_each_area_owner(&self, mut f: impl FnMut(usize, Option<Player>)) {
@@ -1041,16 +1055,7 @@ impl Game for Go {
         if self.resigned.is_some() {
             return None;
         }
-        let owners = self
-            .area_owners()
-            .into_iter()
-            .map(|o| match o {
-                Some(Player::First) => 1.0,
-                Some(Player::Second) => -1.0,
-                None => 0.0,
-            })
-            .collect();
-        Some((owners, self.score()))
+        Some((self.area_ownership(), self.score()))
     }
 
     fn symmetry_count(&self) -> usize {

@@ -157,12 +157,7 @@ fn plain_conv(file: &WeightFile, prefix: &str) -> Result<Conv, NnError> {
     if kh != kw {
         return Err(NnError::Mismatch(format!("{prefix}: non-square kernel")));
     }
-    let b = file.tensor(&format!("{prefix}.bias"))?.data.clone();
-    if b.len() != outputs {
-        return Err(NnError::Mismatch(format!(
-            "{prefix}.bias has the wrong length"
-        )));
-    }
+    let b = bias(file, prefix, outputs)?;
     Ok(Conv {
         inputs,
         outputs,
@@ -187,17 +182,23 @@ fn global_pool(x: &[f32], channels: usize, batch: usize, area: usize, out: &mut 
     }
 }
 
-fn dense(file: &WeightFile, prefix: &str) -> Result<Dense, NnError> {
-    let w = file.tensor(&format!("{prefix}.weight"))?;
-    let [inputs, outputs] = <[usize; 2]>::try_from(w.shape.as_slice())
-        .map_err(|_| NnError::Mismatch(format!("{prefix}.weight is not 2-D")))?;
-    // Every dense layer of the model has a bias: a file without one is malformed.
+/// The bias `{prefix}.bias` of a layer with `outputs` outputs.
+fn bias(file: &WeightFile, prefix: &str, outputs: usize) -> Result<Vec<f32>, NnError> {
     let b = file.tensor(&format!("{prefix}.bias"))?.data.clone();
     if b.len() != outputs {
         return Err(NnError::Mismatch(format!(
             "{prefix}.bias has the wrong length"
         )));
     }
+    Ok(b)
+}
+
+fn dense(file: &WeightFile, prefix: &str) -> Result<Dense, NnError> {
+    let w = file.tensor(&format!("{prefix}.weight"))?;
+    let [inputs, outputs] = <[usize; 2]>::try_from(w.shape.as_slice())
+        .map_err(|_| NnError::Mismatch(format!("{prefix}.weight is not 2-D")))?;
+    // Every dense layer of the model has a bias: a file without one is malformed.
+    let b = bias(file, prefix, outputs)?;
     Ok(Dense {
         inputs,
         outputs,

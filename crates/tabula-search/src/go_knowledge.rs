@@ -128,16 +128,7 @@ impl Knowledge<Go> for GoKnowledge {
     }
 
     fn final_owners(&self, game: &Go) -> Option<Vec<f32>> {
-        Some(
-            game.area_owners()
-                .into_iter()
-                .map(|o| match o {
-                    Some(tabula_core::Player::First) => 1.0,
-                    Some(tabula_core::Player::Second) => -1.0,
-                    None => 0.0,
-                })
-                .collect(),
-        )
+        Some(game.area_ownership())
     }
 }
 

@@ -59,19 +59,31 @@ impl Planes {
         }
     }
 
-    #[inline]
+    /// The value every point of `plane` has, where the plane is kept as one constant.
+    fn constant(&self, plane: usize) -> Option<f32> {
+        match self {
+            Planes::Bits { constant, .. } => constant
+                .iter()
+                .find(|&&(p, _)| p as usize == plane)
+                .map(|&(_, v)| v),
+            Planes::Floats(_) => None,
+        }
+    }
+
+    /// Value `i`, whatever its plane (the tests' reference for `write`).
+    #[cfg(test)]
     fn get(&self, i: usize) -> f32 {
         match self {
-            Planes::Bits {
-                bits,
-                constant,
-                area,
-            } => {
-                if let Some(&(_, v)) = constant.iter().find(|&&(p, _)| p as usize == i / area) {
-                    return v;
-                }
-                ((bits[i / 64] >> (i % 64)) & 1) as f32
-            }
+            Planes::Bits { area, .. } => self.constant(i / area).unwrap_or_else(|| self.bit(i)),
+            Planes::Floats(f) => f[i],
+        }
+    }
+
+    /// Value `i` of a plane that is not a constant one.
+    #[inline]
+    fn bit(&self, i: usize) -> f32 {
+        match self {
+            Planes::Bits { bits, .. } => ((bits[i / 64] >> (i % 64)) & 1) as f32,
             Planes::Floats(f) => f[i],
         }
     }
@@ -81,6 +93,16 @@ impl Planes {
             Planes::Bits { bits, constant, .. } => bits.len() * 8 + constant.len() * 8,
             Planes::Floats(f) => f.len() * 4,
         }
+    }
+}
+
+/// Where point `(r, c)` goes under symmetry `sym` (0: the identity, without asking).
+#[inline]
+fn image<G: Game>(game: &G, sym: usize, r: usize, c: usize) -> (usize, usize) {
+    if sym == 0 {
+        (r, c)
+    } else {
+        game.transform_point(sym, r, c)
     }
 }
 
@@ -148,11 +170,7 @@ impl Row {
         *score = *s;
         for r in 0..h {
             for c in 0..w {
-                let (r2, c2) = if sym == 0 {
-                    (r, c)
-                } else {
-                    game.transform_point(sym, r, c)
-                };
+                let (r2, c2) = image(game, sym, r, c);
                 ownership[r2 * w + c2] = f32::from(own[r * w + c]);
             }
         }
@@ -165,14 +183,15 @@ impl Row {
     pub fn write<G: Game>(&self, game: &G, sym: usize, input: &mut [f32], policy: &mut [f32]) {
         let [planes, h, w] = game.encoding_shape();
         for p in 0..planes {
+            // a constant plane (Go's komi) is the same under every symmetry
+            if let Some(v) = self.planes.constant(p) {
+                input[p * h * w..(p + 1) * h * w].fill(v);
+                continue;
+            }
             for r in 0..h {
                 for c in 0..w {
-                    let (r2, c2) = if sym == 0 {
-                        (r, c)
-                    } else {
-                        game.transform_point(sym, r, c)
-                    };
-                    input[(p * h + r2) * w + c2] = self.planes.get((p * h + r) * w + c);
+                    let (r2, c2) = image(game, sym, r, c);
+                    input[(p * h + r2) * w + c2] = self.planes.bit((p * h + r) * w + c);
                 }
             }
         }
