@@ -30,6 +30,29 @@ enum BenchCommand {
     Nn(crate::bench_nn::NnBench),
     /// Network-guided MCTS: simulations/s for one game and many games at once.
     Mcts(crate::bench_nn::MctsBench),
+    /// How fast the perfect player answers: games against random replies (it plays
+    /// each colour in turn), timing its move (as in `play`) and an analysis of every
+    /// column from a fresh solver (as in `solve --analyze`) at every ply.
+    Perfect(PerfectBench),
+}
+
+#[derive(Args)]
+struct PerfectBench {
+    /// The game (connect4 or connect4:WxH).
+    #[arg(long, default_value = "connect4")]
+    game: String,
+    /// Games to play.
+    #[arg(long, default_value_t = 20, value_parser = crate::input::count(1, 1_000_000))]
+    games: usize,
+    /// Seed of the random replies.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Transposition table size in MiB (the defaults of `play` and `solve`).
+    #[arg(long, default_value_t = 64, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
+    table_mb: usize,
+    /// Analyse without the built-in opening book.
+    #[arg(long)]
+    no_book: bool,
 }
 
 #[derive(Args)]
@@ -135,6 +158,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         BenchCommand::Solver(b) => registry::visit(&b.game.clone(), SolverRun(b))?,
         BenchCommand::Nn(b) => crate::bench_nn::nn(b).map(|_| ExitCode::SUCCESS),
         BenchCommand::Mcts(b) => crate::bench_nn::mcts(b).map(|_| ExitCode::SUCCESS),
+        BenchCommand::Perfect(b) => registry::visit(&b.game.clone(), PerfectRun(b))?,
         BenchCommand::Playouts(b) => {
             let spec = match b.size {
                 Some(n) => format!("{}:{n}", b.game.split(':').next().unwrap_or("go")),
@@ -209,5 +233,90 @@ impl GameVisitor for SolverRun {
         } else {
             ExitCode::from(1)
         })
+    }
+}
+
+struct PerfectRun(PerfectBench);
+
+impl GameVisitor for PerfectRun {
+    type Output = Result<ExitCode>;
+
+    fn visit<G: Capabilities>(self, start: G) -> Result<ExitCode> {
+        use rand::{Rng, SeedableRng};
+        let b = self.0;
+        let (Some(_), Some(_)) = (start.perfect_agent(1), start.exact_solver(1, false)) else {
+            anyhow::bail!("{} has no perfect player to benchmark", start.name());
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(b.seed);
+        // seconds by ply: the player's moves, and the analyses
+        let (mut moves, mut analyses): (Vec<Vec<f64>>, Vec<Vec<f64>>) = (Vec::new(), Vec::new());
+        let record = |by_ply: &mut Vec<Vec<f64>>, ply: usize, secs: f64| {
+            if by_ply.len() <= ply {
+                by_ply.resize(ply + 1, Vec::new());
+            }
+            by_ply[ply].push(secs);
+        };
+        for game_index in 0..b.games {
+            let player_side = if game_index % 2 == 0 {
+                tabula_core::Player::First
+            } else {
+                tabula_core::Player::Second
+            };
+            let mut agent = start
+                .perfect_agent(b.table_mb)
+                .context("the perfect player")??;
+            let mut solver = start
+                .exact_solver(b.table_mb, !b.no_book)
+                .context("the exact solver")??;
+            let mut game = start.clone();
+            while !game.is_terminal() {
+                let ply = game.ply();
+                solver.clear();
+                let started = Instant::now();
+                solver.analyze(&game, false)?;
+                record(&mut analyses, ply, started.elapsed().as_secs_f64());
+                let mv = if game.to_move() == player_side {
+                    let started = Instant::now();
+                    let choice = agent.choose(&game).context("the player has no move")?;
+                    record(&mut moves, ply, started.elapsed().as_secs_f64());
+                    choice.mv
+                } else {
+                    let legal = game.legal_moves();
+                    legal[rng.random_range(0..legal.len())]
+                };
+                game.play(mv);
+            }
+        }
+        println!(
+            "{} games of the perfect player against random replies (seed {})",
+            b.games, b.seed
+        );
+        println!("ply  moves  move median  move max  analyses  analysis median  analysis max");
+        let mut worst: (f64, f64) = (0.0, 0.0);
+        let mut over = (0usize, 0usize);
+        for ply in 0..moves.len().max(analyses.len()) {
+            let mut m = moves.get(ply).cloned().unwrap_or_default();
+            let mut a = analyses.get(ply).cloned().unwrap_or_default();
+            let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
+            let (mmax, amax) = (max(&m), max(&a));
+            worst = (worst.0.max(mmax), worst.1.max(amax));
+            over.0 += m.iter().filter(|&&t| t > 1.0).count();
+            over.1 += a.iter().filter(|&&t| t > 1.0).count();
+            let med = |v: &mut Vec<f64>| if v.is_empty() { 0.0 } else { median(v) };
+            println!(
+                "{ply:>3}  {:>5}  {:>9.4}s  {:>7.3}s  {:>8}  {:>13.4}s  {:>11.3}s",
+                m.len(),
+                med(&mut m),
+                mmax,
+                a.len(),
+                med(&mut a),
+                amax
+            );
+        }
+        println!(
+            "slowest move {:.3}s ({} over 1 s), slowest analysis {:.3}s ({} over 1 s)",
+            worst.0, over.0, worst.1, over.1
+        );
+        Ok(ExitCode::SUCCESS)
     }
 }

@@ -8,16 +8,19 @@ use clap::Args;
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 
-/// Build an opening book: the exact score of every position up to a depth (one of
-/// each mirror pair), deepest first so that shallower positions are solved with the
-/// deeper ones already in the book. Resumable: positions already in the output file
-/// are skipped, and each new one is appended as soon as it is solved.
+/// Build the perfect player's opening book: every position to a depth where the
+/// perfect player (either colour, against any replies) is to move, with the exact
+/// score of each of its moves, so that `play` and `solve --analyze` answer there at
+/// once. Built ply by ply; resumable: scores already in the output file are reused,
+/// each new one is appended as soon as it is solved, and an interrupted build is
+/// complete to the last finished ply. The built-in book was made this way
+/// (crates/tabula-connect4/data/connect4-book.txt; its header gives the command).
 #[derive(Args)]
 pub struct BookArgs {
     /// The game: connect4 or connect4:WxH.
     #[arg(default_value = "connect4")]
     game: String,
-    /// Deepest ply to include.
+    /// Deepest ply at which the perfect player's turns are covered.
     #[arg(long)]
     depth: usize,
     /// The book file (`moves score` lines).
@@ -26,6 +29,9 @@ pub struct BookArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 256, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
+    /// Solvers working at once (each with its own table).
+    #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 256))]
+    threads: usize,
 }
 
 struct Build<'a>(&'a BookArgs);
@@ -35,12 +41,15 @@ impl GameVisitor for Build<'_> {
 
     fn visit<G: Capabilities>(self, game: G) -> Result<ExitCode> {
         let a = self.0;
-        let mut log = |line: &str| eprintln!("{line}");
-        let Some(built) = game.build_book(a.depth, &a.out, a.table_mb, &mut log) else {
+        let log = |line: &str| eprintln!("{line}");
+        let Some(built) = game.build_book(a.depth, &a.out, a.table_mb, a.threads, &log) else {
             bail!("{} has no opening book to build", game.name());
         };
         let positions = built?;
-        eprintln!("book: {positions} positions up to ply {}", a.depth);
+        eprintln!(
+            "book: {positions} positions, the player's turns covered to ply {}",
+            a.depth
+        );
         Ok(ExitCode::SUCCESS)
     }
 }

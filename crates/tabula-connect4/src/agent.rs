@@ -10,9 +10,10 @@ use crate::table::TableTooLarge;
 
 /// Perfect Connect Four play with the solver.
 ///
-/// Before ply `strong_from` it solves weakly (it keeps a won game won and a drawn game
-/// drawn, the cheaper proof); from then on strongly (it also wins as fast as possible
-/// and loses as slowly as possible).
+/// Where its opening book holds the position it plays the book's move (the strongest,
+/// the first from the centre out). Elsewhere, before ply `strong_from` it solves weakly
+/// (it keeps a won game won and a drawn game drawn, the cheaper proof); from then on
+/// strongly (it also wins as fast as possible and loses as slowly as possible).
 pub struct SolverAgent {
     solver: Solver,
     strong_from: usize,
@@ -79,6 +80,10 @@ impl Agent<ConnectFour> for SolverAgent {
     }
 
     fn choose(&mut self, game: &ConnectFour) -> Option<Choice<u8>> {
+        if let Some((mv, score)) = self.solver.book_move(game) {
+            let evaluation = describe_score(score, game.ply(), game.geometry().cells());
+            return Some(Choice { mv, evaluation });
+        }
         let weak = game.ply() < self.strong_from;
         let (mv, score) = self.solver.best_move(game, weak).ok()?;
         let evaluation = if weak {
@@ -95,8 +100,10 @@ impl Agent<ConnectFour> for SolverAgent {
 
     fn thinking_note(&self, game: &ConnectFour) -> Option<String> {
         // Past the book, early 7x6 positions take seconds to a minute to prove.
-        (game.geometry() == Geometry::STANDARD && game.ply() < Self::STRONG_FROM)
-            .then(|| "AI is thinking (early 7x6 positions can take a minute to prove)...".into())
+        (game.geometry() == Geometry::STANDARD
+            && game.ply() < Self::STRONG_FROM
+            && self.solver.book_move(game).is_none())
+        .then(|| "AI is thinking (early 7x6 positions can take a minute to prove)...".into())
     }
 }
 

@@ -1,14 +1,18 @@
-//! A Connect Four opening book: exact scores of every position up to a depth, made by
-//! Tabula's own solver (`tabula book`), stored as Pons-style `moves score` lines.
+//! A Connect Four opening book: the perfect player's book, made by Tabula's own solver
+//! (`tabula book`), stored as Pons-style `moves score` lines.
 //!
-//! Positions are looked up under the smaller of their key and their mirror image's, so
-//! one entry serves both. The solver consults the book at every node within its depth,
-//! which turns the slow proofs at the start of the game into table look-ups.
+//! It holds every position the perfect player can face to some depth, playing either
+//! colour against any replies, with the exact score of each of its moves there
+//! ([`grow`]), so that the player answers at once and an analysis of every column is a
+//! look-up all through the opening, where proofs take seconds to minutes. Positions are
+//! looked up under the smaller of their key and their mirror image's, so one entry
+//! serves both. The solver consults the book at every node within its depth.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tabula_core::connect4::Geometry;
@@ -48,7 +52,9 @@ pub enum BookError {
     #[error(transparent)]
     Memory(#[from] crate::table::TableTooLarge),
     /// A depth that would take far too long.
-    #[error("depth {0} is too deep: ply 10 alone has millions of positions")]
+    #[error(
+        "depth {0} is too deep: the book grows sevenfold every two plies (at most {MAX_DEPTH})"
+    )]
     TooDeep(usize),
     /// A line that is not `moves score`.
     #[error("book line {line}: {reason}")]
@@ -144,21 +150,74 @@ impl OpeningBook {
     pub fn get(&self, game: &ConnectFour) -> Option<i32> {
         self.get_key(game.key())
     }
+
+    /// The perfect player's move in `game` and the position's score, when the book
+    /// holds the score of every move: the first optimal column from the centre out,
+    /// with left and right read in the orientation the book stores (the smaller key of
+    /// the mirror pair), so that mirror images get mirror-image moves and one stored
+    /// line of play serves both.
+    pub fn best_move(&self, game: &ConnectFour) -> Option<(u8, i32)> {
+        if game.geometry() != self.geo || game.is_terminal() {
+            return None;
+        }
+        let w = self.geo.width();
+        let cells = self.geo.cells() as i32;
+        let flip = game.key() > self.geo.mirror(game.key());
+        let mut best: Option<(u8, i32)> = None;
+        for i in 0..w {
+            // centre outwards, left first: 3 2 4 1 5 0 6 on seven columns
+            let c = if i % 2 == 1 {
+                w / 2 - i.div_ceil(2)
+            } else {
+                w / 2 + i / 2
+            };
+            let col = if flip { w - 1 - c } else { c };
+            if !game.can_play(col) {
+                continue;
+            }
+            let score = if game.is_winning_move(col) {
+                (cells + 1 - game.ply() as i32) / 2
+            } else {
+                let mut child = *game;
+                child.play(col as u8);
+                if child.is_terminal() {
+                    0 // the board is full: a draw
+                } else {
+                    -self.get(&child)?
+                }
+            };
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((col as u8, score));
+            }
+        }
+        best
+    }
 }
 
-/// Builds (or extends) the book in `out` with the exact score of every position up to
-/// `depth` plies (one of each mirror pair), deepest first so that shallower positions
-/// are solved with the deeper ones already in the book. Resumable: positions already
-/// in the file are skipped, and each new one is appended as soon as it is solved.
-/// `log` hears one line per level and per solved position. Returns the book.
-pub fn build(
+/// Deepest ply [`grow`] accepts: past it the tree has hundreds of thousands of turns.
+pub const MAX_DEPTH: usize = 16;
+
+/// Grows the book in `out` into the perfect player's book to `depth`: every position
+/// up to ply `depth` where the perfect player, playing either colour and choosing its
+/// moves with [`OpeningBook::best_move`], is to move against any replies at all, with
+/// the exact score of each of its moves (so that both its choice and an analysis of
+/// every column are table look-ups), and the score of the position itself.
+///
+/// Built ply by ply from the root, since which positions the player can face depends on
+/// the moves it chose before; mirror images are stored once. Resumable: scores already
+/// in the file are reused, each new one is appended as soon as it is solved, and an
+/// interrupted build leaves a book that is complete to the last finished ply.
+/// `threads` solvers (each with a table of `table_mb` MiB) share a ply's positions.
+/// `log` hears one line per ply and one per solved position. Returns the book.
+pub fn grow(
     geo: Geometry,
     depth: usize,
     out: &Path,
     table_mb: usize,
-    log: &mut dyn FnMut(&str),
+    threads: usize,
+    log: &(dyn Fn(&str) + Sync),
 ) -> Result<OpeningBook, BookError> {
-    if depth > 10 {
+    if depth > MAX_DEPTH {
         return Err(BookError::TooDeep(depth));
     }
     let io = |source| BookError::Io {
@@ -171,97 +230,211 @@ pub fn build(
         Err(e) => return Err(io(e)),
     };
     let mut book = OpeningBook::parse(geo, &existing)?;
-    // one representative (with its move string) per mirror pair, by ply
-    let mut levels: Vec<Vec<(String, ConnectFour)>> =
-        vec![vec![(String::new(), ConnectFour::with_geometry(geo))]];
-    for _ in 0..depth {
-        let mut seen = HashSet::new();
-        let mut next = Vec::new();
-        for (moves, g) in levels.last().into_iter().flatten() {
-            for mv in g.legal_moves() {
-                let mut child = *g;
-                child.play(mv);
-                if child.is_terminal() {
-                    continue;
-                }
-                let key = child.key().min(geo.mirror(child.key()));
-                if seen.insert(key) {
-                    next.push((format!("{moves}{}", mv + 1), child));
-                }
-            }
-        }
-        levels.push(next);
-    }
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(out)
         .map_err(io)?;
-    let mut solver = Solver::try_new(geo, table_mb)?;
-    for (ply, level) in levels.iter().enumerate().rev() {
-        solver.set_book(Arc::new(book.clone()));
-        let todo: Vec<_> = level
-            .iter()
-            .filter(|(_, g)| book.get(g).is_none())
-            .collect();
+    let file = Mutex::new(file);
+    let write = |line: &str| -> Result<(), BookError> {
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+        writeln!(f, "{line}").and_then(|()| f.flush()).map_err(io)
+    };
+    let mut solvers = (0..threads.max(1))
+        .map(|_| Solver::try_new(geo, table_mb))
+        .collect::<Result<Vec<_>, _>>()?;
+    // The player's turns at each ply, one per mirror pair: moving first it is to move
+    // at the root, moving second after each of the opponent's first moves.
+    let root = ConnectFour::with_geometry(geo);
+    let mut turns: Vec<Vec<(String, ConnectFour)>> = vec![Vec::new(); depth + 3];
+    turns[0].push((String::new(), root));
+    turns[1] = children("", &root);
+    for ply in 0..=depth {
+        let level = dedup(std::mem::take(&mut turns[ply]));
+        let started = Instant::now();
+        // children whose score is missing, in the order of their parents (neighbours
+        // share transpositions in a solver's table)
+        let mut seen = HashSet::new();
+        let mut todo = Vec::new();
+        for (moves, g) in &level {
+            for (child_moves, child) in children(moves, g) {
+                if book.get(&child).is_none() && seen.insert(book.canonical(child.key())) {
+                    todo.push((child_moves, child));
+                }
+            }
+        }
         log(&format!(
-            "ply {ply}: {} positions, {} to solve",
+            "ply {ply}: {} turns of the player, {} moves to solve",
             level.len(),
             todo.len()
         ));
-        for (moves, g) in todo {
-            let start = Instant::now();
-            let score = solver.solve(g, false)?;
-            book.insert(g, score as i8);
-            writeln!(file, "{moves} {score}").map_err(io)?;
-            file.flush().map_err(io)?;
-            log(&format!("  {moves:<8} {score:>3}  {:.1?}", start.elapsed()));
+        let snapshot = Arc::new(book.clone());
+        let next = AtomicUsize::new(0);
+        let failed: Mutex<Option<BookError>> = Mutex::new(None);
+        let solved: Mutex<Vec<(ConnectFour, i8)>> = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for solver in solvers.iter_mut() {
+                solver.set_book(snapshot.clone());
+                let (todo, next, failed, solved, write) = (&todo, &next, &failed, &solved, &write);
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((moves, g)) = todo.get(i) else { break };
+                    if failed.lock().map_or(true, |f| f.is_some()) {
+                        break;
+                    }
+                    let start = Instant::now();
+                    let result = solver
+                        .solve(g, false)
+                        .map_err(BookError::from)
+                        .and_then(|score| write(&format!("{moves} {score}")).map(|()| score));
+                    match result {
+                        Ok(score) => {
+                            if let Ok(mut s) = solved.lock() {
+                                s.push((*g, score as i8));
+                            }
+                            log(&format!(
+                                "  {moves:<16} {score:>3}  {:.2?}  ({}/{})",
+                                start.elapsed(),
+                                i + 1,
+                                todo.len()
+                            ));
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = failed.lock() {
+                                f.get_or_insert(e);
+                            }
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(e) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
         }
+        for (g, score) in solved.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            book.insert(&g, score);
+        }
+        // the turns' own scores, their choices, and the turns two plies on
+        for (moves, g) in &level {
+            let (mv, score) = book
+                .best_move(g)
+                .expect("every child of this ply's turns was just scored");
+            if book.get(g).is_none() {
+                book.insert(g, score as i8);
+                write(&format!("{moves} {score}"))?;
+            }
+            let mut after = *g;
+            after.play(mv);
+            if !after.is_terminal() && ply + 2 <= depth {
+                let after_moves = format!("{moves}{}", mv + 1);
+                turns[ply + 2].extend(children(&after_moves, &after));
+            }
+        }
+        log(&format!("ply {ply}: done in {:.1?}", started.elapsed()));
     }
     Ok(book)
+}
+
+/// The children of `g` after which the game goes on, with their move strings: the
+/// moves the player must score at its turn, and the replies that lead to its next turns.
+fn children(moves: &str, g: &ConnectFour) -> Vec<(String, ConnectFour)> {
+    let mut out = Vec::new();
+    for mv in g.legal_moves() {
+        if g.is_winning_move(mv as usize) {
+            continue;
+        }
+        let mut child = *g;
+        child.play(mv);
+        if !child.is_terminal() {
+            out.push((format!("{moves}{}", mv + 1), child));
+        }
+    }
+    out
+}
+
+/// One position of each mirror pair, in first-seen order.
+fn dedup(level: Vec<(String, ConnectFour)>) -> Vec<(String, ConnectFour)> {
+    let mut seen = HashSet::new();
+    level
+        .into_iter()
+        .filter(|(_, g)| seen.insert(g.key().min(g.geometry().mirror(g.key()))))
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every book entry above the book's depth must be the negamax of its children's
-    /// entries: the book is consistent with itself, and its root with the known
-    /// value of Connect Four (score 1: the first player wins with their 21st stone).
-    #[test]
-    fn the_builtin_book_is_consistent() {
-        let book = builtin().unwrap();
-        assert_eq!(book.depth(), 2);
-        let geo = Geometry::STANDARD;
+    /// Every entry whose children are all in the book (or end the game) is the negamax
+    /// of their scores; returns how many were checked.
+    fn check_negamax(book: &OpeningBook, entries: &[ConnectFour]) -> usize {
         let mut checked = 0;
-        let mut stack = vec![ConnectFour::with_geometry(geo)];
+        for g in entries {
+            if let Some((_, best)) = book.best_move(g) {
+                assert_eq!(book.get(g), Some(best), "entry {g}");
+                checked += 1;
+            }
+        }
+        checked
+    }
+
+    /// Walks the perfect player's turns to `depth` for both colours, asserting that the
+    /// book has a move at each, and that mirror images get mirror-image moves.
+    /// Returns the number of turns.
+    fn check_coverage(book: &OpeningBook, depth: usize) -> usize {
+        let geo = book.geometry();
+        let root = ConnectFour::with_geometry(geo);
+        let mut stack = vec![root];
+        stack.extend(children("", &root).into_iter().map(|(_, g)| g));
+        let mut seen = HashSet::new();
+        let mut turns = 0;
         while let Some(g) = stack.pop() {
-            if g.ply() >= book.depth() {
+            if g.ply() > depth || !seen.insert(g.key()) {
                 continue;
             }
-            let Some(score) = book.get(&g) else { continue };
-            let cells = geo.cells() as i32;
-            let best = g
-                .legal_moves()
-                .into_iter()
-                .map(|mv| {
-                    if g.is_winning_move(mv as usize) {
-                        (cells + 1 - g.ply() as i32) / 2
-                    } else {
-                        let mut c = g;
-                        c.play(mv);
-                        stack.push(c);
-                        -book
-                            .get(&c)
-                            .expect("every child within the depth is in the book")
-                    }
-                })
-                .max()
-                .unwrap();
-            assert_eq!(score, best, "entry {g}");
-            checked += 1;
+            let (mv, _) = book
+                .best_move(&g)
+                .unwrap_or_else(|| panic!("no book move for the player's turn {g}"));
+            let mirror = g.mirrored();
+            let (mirror_mv, _) = book.best_move(&mirror).expect("the mirror image");
+            if mirror.key() != g.key() {
+                assert_eq!(mirror_mv as usize, geo.width() - 1 - mv as usize, "{g}");
+            }
+            turns += 1;
+            let mut after = g;
+            after.play(mv);
+            stack.extend(children("", &after).into_iter().map(|(_, g)| g));
         }
-        assert_eq!(checked, 1 + 7, "the root and its seven children");
+        turns
+    }
+
+    fn entries(geo: Geometry, text: &str) -> Vec<ConnectFour> {
+        text.lines()
+            .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(|l| {
+                let moves = l.rsplit_once(' ').map_or("", |(m, _)| m);
+                ConnectFour::from_moves(geo, moves).unwrap()
+            })
+            .collect()
+    }
+
+    /// The built-in book covers the perfect player's turns to the depth its header
+    /// names, is consistent with itself, and gives the known value of Connect Four
+    /// (score 1: the first player wins with their 21st stone).
+    #[test]
+    fn the_builtin_book_is_complete_and_consistent() {
+        let book = builtin().unwrap();
+        let geo = Geometry::STANDARD;
+        let header = BUILTIN_BOOK
+            .lines()
+            .find_map(|l| l.strip_prefix("# covered to ply "))
+            .expect("the header names the depth");
+        let depth: usize = header.trim().parse().unwrap();
+        assert!(check_coverage(&book, depth) > 0);
+        let all = entries(geo, BUILTIN_BOOK);
+        assert_eq!(all.len(), book.len(), "one line per mirror pair");
+        assert!(check_negamax(&book, &all) > depth);
         assert_eq!(
             book.get(&ConnectFour::new()),
             Some(1),
@@ -269,32 +442,76 @@ mod tests {
         );
     }
 
+    /// A few of the built-in book's deepest entries, proved again without the book.
     #[test]
-    fn build_is_resumable_and_agrees_with_the_solver() {
+    fn the_builtin_book_agrees_with_the_solver() {
+        let geo = Geometry::STANDARD;
+        let book = builtin().unwrap();
+        let all = entries(geo, BUILTIN_BOOK);
+        let deepest = all.iter().map(|g| g.ply()).max().unwrap();
+        let last: Vec<_> = all.iter().filter(|g| g.ply() == deepest).collect();
+        let mut solver = Solver::new(geo, 16);
+        for g in last.iter().step_by(last.len() / 5 + 1) {
+            assert_eq!(solver.solve(g, false).ok(), book.get(g), "{g}");
+        }
+    }
+
+    #[test]
+    fn grow_is_resumable_complete_and_agrees_with_the_solver() {
         let geo = Geometry::new(5, 4).unwrap();
         let dir = std::env::temp_dir().join(format!("tabula-book-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let out = dir.join("book.txt");
         let _ = std::fs::remove_file(&out);
-        let mut lines = 0;
-        let book = build(geo, 2, &out, 4, &mut |_| lines += 1).unwrap();
-        let written = std::fs::read_to_string(&out).unwrap().lines().count();
-        assert_eq!(written, book.len());
-        // a second run solves nothing new and appends nothing
-        let again = build(geo, 2, &out, 4, &mut |_| {}).unwrap();
-        assert_eq!(again.len(), book.len());
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap().lines().count(),
-            written
-        );
+        let lines = AtomicUsize::new(0);
+        let log = |_: &str| {
+            lines.fetch_add(1, Ordering::Relaxed);
+        };
+        let book = grow(geo, 6, &out, 4, 2, &log).unwrap();
+        assert!(lines.load(Ordering::Relaxed) > 7, "a line per ply at least");
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text.lines().count(), book.len());
+        assert!(check_coverage(&book, 6) > 10);
+        let all = entries(geo, &text);
+        assert!(check_negamax(&book, &all) > 10);
         let mut solver = Solver::new(geo, 4);
-        let root = ConnectFour::with_geometry(geo);
-        assert_eq!(book.get(&root), Some(solver.solve(&root, false).unwrap()));
+        for g in &all {
+            assert_eq!(solver.solve(g, false).ok(), book.get(g), "{g}");
+        }
+        // a second run solves nothing new and appends nothing; a deeper one extends it
+        let again = grow(geo, 6, &out, 4, 1, &|_| {}).unwrap();
+        assert_eq!(again.len(), book.len());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+        let deeper = grow(geo, 8, &out, 4, 1, &|_| {}).unwrap();
+        assert!(deeper.len() > book.len());
+        assert!(check_coverage(&deeper, 8) > 0);
+        assert!(std::fs::read_to_string(&out).unwrap().starts_with(&text));
         assert!(matches!(
-            build(geo, 11, &out, 4, &mut |_| {}),
-            Err(BookError::TooDeep(11))
+            grow(geo, MAX_DEPTH + 1, &out, 4, 1, &|_| {}),
+            Err(BookError::TooDeep(_))
         ));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn best_move_needs_every_column() {
+        let geo = Geometry::STANDARD;
+        let g = |m: &str| ConnectFour::from_moves(geo, m).unwrap();
+        let mut book = OpeningBook::new(geo);
+        // X to move after 445: every column scored but the centre's
+        for c in ["1", "2", "3", "5", "6", "7"] {
+            book.insert(&g(&format!("445{c}")), 3);
+        }
+        assert_eq!(book.best_move(&g("445")), None);
+        book.insert(&g("4454"), -2);
+        assert_eq!(
+            book.best_move(&g("445")),
+            Some((3, 2)),
+            "the centre, worth 2"
+        );
+        // ties go to the centre, then left, in the stored orientation
+        book.insert(&g("4454"), 3);
+        assert_eq!(book.best_move(&g("445")), Some((3, -3)));
     }
 
     #[test]

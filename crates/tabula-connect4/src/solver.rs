@@ -274,7 +274,8 @@ impl Solver {
     }
 
     /// A best column and the position's score (with `weak`, a column that keeps the
-    /// game-theoretic result, and the score's sign). Cheaper than [`Solver::analyze`]:
+    /// game-theoretic result, and the score's sign); the book's move where the book
+    /// holds every column's score ([`Solver::book_move`]). Cheaper than [`Solver::analyze`]:
     /// it solves the position once, then tests columns in search order with one
     /// null-window search each until one reaches that score.
     pub fn best_move(&mut self, game: &ConnectFour, weak: bool) -> Result<(u8, i32), SolverError> {
@@ -283,12 +284,21 @@ impl Solver {
         self.within_budget(answer)
     }
 
+    /// The book's move and score for `game`, when the book holds the score of every
+    /// column there ([`OpeningBook::best_move`]).
+    pub fn book_move(&self, game: &ConnectFour) -> Option<(u8, i32)> {
+        self.book.as_ref()?.best_move(game)
+    }
+
     fn best_move_within_budget(
         &mut self,
         game: &ConnectFour,
         weak: bool,
     ) -> Result<(u8, i32), SolverError> {
         let p = self.check(game)?;
+        if let Some((mv, score)) = self.book_move(game) {
+            return Ok((mv, if weak { score.signum() } else { score }));
+        }
         let cells = self.geo.cells() as i32;
         let possible = self.geo.possible(p.mask);
         let wins = self.geo.winning_positions(p.current, p.mask) & possible;

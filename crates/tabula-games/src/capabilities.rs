@@ -77,14 +77,16 @@ pub trait Capabilities: Game {
         ""
     }
 
-    /// Builds or extends an opening book of every position to `depth` plies in `out`
-    /// (resumable), returning the number of positions in it.
+    /// Builds or extends the perfect player's opening book in `out` to `depth` plies
+    /// (resumable; `threads` solvers with tables of `table_mb` MiB), returning the
+    /// number of positions in it.
     fn build_book(
         &self,
         _depth: usize,
         _out: &Path,
         _table_mb: usize,
-        _log: &mut dyn FnMut(&str),
+        _threads: usize,
+        _log: &(dyn Fn(&str) + Sync),
     ) -> Option<Result<usize, CapabilityError>> {
         None
     }
@@ -267,10 +269,11 @@ positions = 500
         depth: usize,
         out: &Path,
         table_mb: usize,
-        log: &mut dyn FnMut(&str),
+        threads: usize,
+        log: &(dyn Fn(&str) + Sync),
     ) -> Option<Result<usize, CapabilityError>> {
         Some(
-            tabula_connect4::book::build(self.geometry(), depth, out, table_mb, log)
+            tabula_connect4::book::grow(self.geometry(), depth, out, table_mb, threads, log)
                 .map(|b| b.len())
                 .map_err(CapabilityError::from),
         )
