@@ -16,6 +16,7 @@ pub mod error;
 pub mod evaluator;
 pub mod infer;
 pub mod model;
+mod optim_state;
 pub mod train;
 pub mod weights;
 

@@ -4,7 +4,8 @@
 //! - `config.toml` — the run's configuration, written once;
 //! - `state.json` — iterations completed, best and latest checkpoints, totals (written last
 //!   in each iteration, atomically: the iteration is done when this file says so);
-//! - `checkpoints/iter-NNNN.safetensors` — the network after iteration N (0: initial);
+//! - `checkpoints/iter-NNNN.safetensors` — the network after iteration N (0: initial),
+//!   and `checkpoints/iter-NNNN.optim` the optimiser's state then (Adam's moments);
 //! - `best.safetensors` — a copy of the network self-play uses;
 //! - `games/iter-NNNN.jsonl.gz` — the self-play games of iteration N ([`crate::records`]);
 //! - `games/iter-NNNN.stats.json` — that self-play's statistics (for a resumed
@@ -15,7 +16,8 @@
 //! Every file is written to a temporary name and renamed, so a crash leaves either the old
 //! or the new file. On restart, rows and files beyond the last completed iteration are
 //! discarded or reused (a finished self-play file is reused), so no iteration is lost or
-//! counted twice. The optimiser's moments are not saved; a resumed run restarts them.
+//! counted twice. A resumed run continues the optimiser from the latest checkpoint's state
+//! (a run from before states were saved, or one started with `--init`, starts it afresh).
 //! A directory with a run's files but no `state.json` is not started over unless asked
 //! (`restart`), and a diverging loss stops the run at its last good checkpoint.
 
@@ -132,6 +134,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ZeroError> {
 
 fn checkpoint_name(iteration: usize) -> String {
     format!("checkpoints/iter-{iteration:04}.safetensors")
+}
+
+/// The optimiser state saved beside a checkpoint.
+fn optimizer_name(checkpoint: &str) -> String {
+    let stem = checkpoint
+        .strip_suffix(".safetensors")
+        .unwrap_or(checkpoint);
+    format!("{stem}.optim")
 }
 
 fn stats_name(iteration: usize) -> String {
@@ -446,6 +456,19 @@ impl<'a, G: Game> Run<'a, G> {
         }
         let (latest, _) = self.load_net(&state.latest)?;
         let mut trainer = Trainer::from_weights(&latest, cfg.net.optimizer.clone())?;
+        let optim_path = self.path(&optimizer_name(&state.latest));
+        match std::fs::read(&optim_path) {
+            Ok(bytes) => {
+                if let Err(e) = trainer.load_optimizer_state(&bytes) {
+                    self.progress.message(&format!(
+                        "{}: {e}; the optimiser starts afresh",
+                        optim_path.display()
+                    ));
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&optim_path)(e)),
+        }
         let (_, mut best_net) = self.load_net(&state.best)?;
         let threads = cfg.selfplay.thread_count();
         while state.iteration < cfg.iterations {
@@ -515,6 +538,10 @@ impl<'a, G: Game> Run<'a, G> {
             )?;
             weights.extra.insert("iteration".into(), it.to_string());
             weights.save(&self.path(&checkpoint_name(it)))?;
+            write_atomic(
+                &self.path(&optimizer_name(&checkpoint_name(it))),
+                &trainer.optimizer_state()?,
+            )?;
             let candidate = Arc::new(Network::from_weights(&weights)?);
             let train_seconds = t1.elapsed().as_secs_f64();
             // 3. Gating.
@@ -852,6 +879,11 @@ mod tests {
         let dir = tmp("no-state");
         open(&dir, false).unwrap().train().unwrap();
         let checkpoint = std::fs::read(dir.join(checkpoint_name(1))).unwrap();
+        // the optimiser's state lies beside the checkpoint and fits its network
+        let weights = WeightFile::load(&dir.join(checkpoint_name(1))).unwrap();
+        let mut trainer = Trainer::from_weights(&weights, small_config().net.optimizer).unwrap();
+        let state = std::fs::read(dir.join(optimizer_name(&checkpoint_name(1)))).unwrap();
+        trainer.load_optimizer_state(&state).unwrap();
         std::fs::remove_file(dir.join("state.json")).unwrap();
         let err = open(&dir, false).err().expect("refused").to_string();
         assert!(
