@@ -30,7 +30,7 @@ enum BenchCommand {
     Nn(crate::bench_nn::NnBench),
     /// Network-guided MCTS: simulations/s for one game and many games at once.
     Mcts(crate::bench_nn::MctsBench),
-    /// How fast the perfect player answers: games against random replies (it plays
+    /// How fast the perfect player answers: games against random or best replies (it plays
     /// each colour in turn), timing its move (as in `play`) and an analysis of every
     /// column from a fresh solver (as in `solve --analyze`) at every ply.
     Perfect(PerfectBench),
@@ -53,6 +53,11 @@ struct PerfectBench {
     /// Analyse without the built-in opening book.
     #[arg(long)]
     no_book: bool,
+    /// How often the opponent plays a best reply (chosen at random among the exactly
+    /// optimal ones, from the analysis) instead of a random one: 0 random play, 1
+    /// perfect play; in between the long, balanced games a good human plays.
+    #[arg(long, default_value_t = 0.5, value_parser = crate::input::probability)]
+    strength: f64,
 }
 
 #[derive(Args)]
@@ -273,7 +278,7 @@ impl GameVisitor for PerfectRun {
                 let ply = game.ply();
                 solver.clear();
                 let started = Instant::now();
-                solver.analyze(&game, false)?;
+                let scores = solver.analyze(&game, false)?;
                 record(&mut analyses, ply, started.elapsed().as_secs_f64());
                 let mv = if game.to_move() == player_side {
                     let started = Instant::now();
@@ -281,15 +286,21 @@ impl GameVisitor for PerfectRun {
                     record(&mut moves, ply, started.elapsed().as_secs_f64());
                     choice.mv
                 } else {
-                    let legal = game.legal_moves();
+                    let mut legal = game.legal_moves();
+                    if rng.random_bool(b.strength) {
+                        let score =
+                            |mv: &G::Move| scores.get(game.action_of(*mv)).copied().flatten();
+                        let best = legal.iter().filter_map(&score).max();
+                        legal.retain(|mv| score(mv) == best);
+                    }
                     legal[rng.random_range(0..legal.len())]
                 };
                 game.play(mv);
             }
         }
         println!(
-            "{} games of the perfect player against random replies (seed {})",
-            b.games, b.seed
+            "{} games of the perfect player against replies best with probability {} (seed {})",
+            b.games, b.strength, b.seed
         );
         println!("ply  moves  move median  move max  analyses  analysis median  analysis max");
         let mut worst: (f64, f64) = (0.0, 0.0);

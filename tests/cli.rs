@@ -69,6 +69,13 @@ fn the_empty_board_from_the_opening_book() {
     assert_eq!(text(&out.stdout), " -2 -1 0 1 0 -1 -2\n");
     let out = tabula(&["solve", "connect4", "", "4", "44"], "");
     assert_eq!(text(&out.stdout), " 1\n4 -1\n44 1\n");
+    // on the perfect player's lines the book scores every column deep into the opening
+    // (`--analyze --no-book 444` proves the first line in about a minute)
+    let out = tabula(&["solve", "connect4", "--analyze", "444", "4444"], "");
+    assert_eq!(
+        text(&out.stdout),
+        "444 -4 -4 -3 -1 -3 -4 -4\n4444 -2 -2 -2 1 -2 -2 -2\n"
+    );
 }
 
 #[test]
