@@ -249,9 +249,6 @@ impl GameVisitor for PerfectRun {
     fn visit<G: Capabilities>(self, start: G) -> Result<ExitCode> {
         use rand::{Rng, SeedableRng};
         let b = self.0;
-        let (Some(_), Some(_)) = (start.perfect_agent(1), start.exact_solver(1, false)) else {
-            anyhow::bail!("{} has no perfect player to benchmark", start.name());
-        };
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(b.seed);
         // seconds by ply: the player's moves, and the analyses
         let (mut moves, mut analyses): (Vec<Vec<f64>>, Vec<Vec<f64>>) = (Vec::new(), Vec::new());
@@ -267,12 +264,13 @@ impl GameVisitor for PerfectRun {
             } else {
                 tabula_core::Player::Second
             };
-            let mut agent = start
-                .perfect_agent(b.table_mb)
-                .context("the perfect player")??;
-            let mut solver = start
-                .exact_solver(b.table_mb, !b.no_book)
-                .context("the exact solver")??;
+            let (Some(agent), Some(solver)) = (
+                start.perfect_agent(b.table_mb),
+                start.exact_solver(b.table_mb, !b.no_book),
+            ) else {
+                anyhow::bail!("{} has no perfect player to benchmark", start.name());
+            };
+            let (mut agent, mut solver) = (agent?, solver?);
             let mut game = start.clone();
             while !game.is_terminal() {
                 let ply = game.ply();

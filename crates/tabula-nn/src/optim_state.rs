@@ -90,10 +90,31 @@ pub(crate) fn read(
     kind: OptimizerKind,
     model: &PolicyValueNet,
 ) -> Result<Loaded, NnError> {
-    let (ids, record) = parse(bytes, kind, model)?;
+    let bad = |why: &str| NnError::Mismatch(format!("optimiser state: {why}"));
+    let rest = bytes
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| bad("not a Tabula optimiser state"))?;
+    let (len, rest) = rest.split_at_checked(8).ok_or_else(|| bad("truncated"))?;
+    let len = u64::from_le_bytes(len.try_into().map_err(|_| bad("truncated"))?);
+    let len = usize::try_from(len).map_err(|_| bad("truncated"))?;
+    let (json, record) = rest.split_at_checked(len).ok_or_else(|| bad("truncated"))?;
+    let header: Header =
+        serde_json::from_slice(json).map_err(|e| bad(&format!("bad header: {e}")))?;
+    if header.kind != kind {
+        return Err(bad(&format!(
+            "saved for {:?}, the run trains with {kind:?}",
+            header.kind
+        )));
+    }
+    if !param_ids(model).keys().eq(header.ids.keys()) {
+        return Err(bad("its parameters are not this network's"));
+    }
     let record = OptimizerRecord::from_bytes(Bytes::from_bytes_vec(record.to_vec()))
-        .map_err(|e| NnError::Mismatch(format!("optimiser state: {e}")))?;
-    Ok(Loaded { ids, record })
+        .map_err(|e| bad(&e.to_string()))?;
+    Ok(Loaded {
+        ids: header.ids,
+        record,
+    })
 }
 
 /// `model` with the saved parameter ids, and `fresh` (a new optimiser of the saved
@@ -127,34 +148,4 @@ pub(crate) fn apply(
         ids: &ids,
     });
     (model, fresh.load_record(record))
-}
-
-/// The saved ids and burn's record bytes, after checking that they fit `model`.
-fn parse<'a>(
-    bytes: &'a [u8],
-    kind: OptimizerKind,
-    model: &PolicyValueNet,
-) -> Result<(BTreeMap<String, u64>, &'a [u8]), NnError> {
-    let bad = |why: &str| NnError::Mismatch(format!("optimiser state: {why}"));
-    let rest = bytes
-        .strip_prefix(MAGIC)
-        .ok_or_else(|| bad("not a Tabula optimiser state"))?;
-    let (len, rest) = rest.split_at_checked(8).ok_or_else(|| bad("truncated"))?;
-    let len = u64::from_le_bytes(len.try_into().map_err(|_| bad("truncated"))?);
-    let len = usize::try_from(len).map_err(|_| bad("truncated"))?;
-    let (json, record) = rest.split_at_checked(len).ok_or_else(|| bad("truncated"))?;
-    let header: Header =
-        serde_json::from_slice(json).map_err(|e| bad(&format!("bad header: {e}")))?;
-    if header.kind != kind {
-        return Err(bad(&format!(
-            "saved for {:?}, the run trains with {kind:?}",
-            header.kind
-        )));
-    }
-    let want: Vec<String> = param_ids(model).into_keys().collect();
-    let got: Vec<String> = header.ids.keys().cloned().collect();
-    if want != got {
-        return Err(bad("its parameters are not this network's"));
-    }
-    Ok((header.ids, record))
 }
