@@ -16,8 +16,8 @@ use tabula_serve::ServeConfig;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-/// Evaluates `expr` until it is true, for at most 60 s.
-async fn wait_for(page: &Page, expr: &str) {
+/// Evaluates `expr` until it is true, for at most `limit`; whether it became true.
+async fn wait_until(page: &Page, expr: &str, limit: Duration) -> bool {
     let started = Instant::now();
     loop {
         let v: bool = page
@@ -27,14 +27,40 @@ async fn wait_for(page: &Page, expr: &str) {
             .and_then(|r| r.into_value().ok())
             .unwrap_or(false);
         if v {
-            return;
+            return true;
         }
-        if started.elapsed() > Duration::from_secs(60) {
-            let body: String = eval(page, "document.body.innerText").await;
-            panic!("timed out waiting for {expr}; the page says:\n{body}");
+        if started.elapsed() > limit {
+            return false;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Evaluates `expr` until it is true, for at most 60 s.
+async fn wait_for(page: &Page, expr: &str) {
+    if !wait_until(page, expr, Duration::from_secs(60)).await {
+        let body: String = eval(page, "document.body.innerText").await;
+        panic!("timed out waiting for {expr}; the page says:\n{body}");
+    }
+}
+
+/// Words in the move list: it grows by one with every move played.
+const MOVE_WORDS: &str = "document.getElementById('moves').textContent.trim().split(' ').length";
+
+/// Clicks a board until the page takes it as a move, then waits for `expr`. The page
+/// ignores clicks while it is busy (as it would a person's): on a loaded machine the
+/// first click can land while the page is still settling, so it is repeated (at most
+/// five times) while the move list has not changed.
+async fn play_click(page: &Page, selector: &str, expr: &str) {
+    let before: usize = eval(page, MOVE_WORDS).await;
+    for _ in 0..5 {
+        click(page, selector).await;
+        let changed = format!("{MOVE_WORDS} !== {before}");
+        if wait_until(page, &changed, Duration::from_secs(10)).await {
+            break;
+        }
+    }
+    wait_for(page, expr).await;
 }
 
 async fn eval<T: serde::de::DeserializeOwned>(page: &Page, expr: &str) -> T {
@@ -128,9 +154,10 @@ async fn every_page_plays_in_a_real_browser() {
         .await
         .unwrap();
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
-    click(&page, "#board").await; // the middle of a 3x3 board is cell 5
-    wait_for(
+    // the middle of a 3x3 board is cell 5
+    play_click(
         &page,
+        "#board",
         "document.getElementById('moves').textContent.trim().split(' ').length === 3",
     )
     .await;
@@ -149,9 +176,10 @@ async fn every_page_plays_in_a_real_browser() {
     .await
     .unwrap();
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
-    click(&page, "#board").await; // the middle column
-    wait_for(
+    // the middle column
+    play_click(
         &page,
+        "#board",
         "document.getElementById('moves').textContent.trim().split(' ').length === 13",
     )
     .await;
@@ -167,9 +195,10 @@ async fn every_page_plays_in_a_real_browser() {
     page.goto(format!("{base}/play?game=go:9")).await.unwrap();
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
     page.evaluate("document.getElementById('p2').value = 'uct'; document.getElementById('seconds').value = '0.5'; document.getElementById('model').value = 'rollout'").await.unwrap();
-    click(&page, "#board").await; // E5, the centre
-    wait_for(
+    // E5, the centre
+    play_click(
         &page,
+        "#board",
         "document.getElementById('moves').textContent.trim().split(' ').length === 3",
     )
     .await;
