@@ -14,7 +14,14 @@
 //!
 //! When enumeration would visit more than `budget` nodes, the solver falls back to the
 //! teacher's estimates and says so (`approximate`).
+//!
+//! An agent asks for thousands of solves a second, most of them on boards that differ
+//! from the last by a few cells, so a solve works in flat buffers kept per thread and
+//! allocates only its answer.
 
+use std::cell::RefCell;
+
+use crate::cell::Dims;
 use crate::error::MinesError;
 use crate::predictor::CellPredictor;
 pub use crate::predictor::Probabilities;
@@ -34,46 +41,83 @@ impl Default for ExactSolver {
     }
 }
 
-/// A constraint: the boxes it covers hold exactly `need` mines.
-struct Constraint {
-    need: i64,
-}
+/// No box, no constraint.
+const NONE: u32 = u32::MAX;
 
-struct Component {
-    boxes: Vec<usize>,
-    constraints: Vec<usize>,
-}
+/// Binomial coefficients C(n, k) for n, k ≤ 8: a box's cells all surround one number,
+/// so no box holds more than 8.
+const BINOMIAL: [[f64; 9]; 9] = {
+    let mut t = [[0.0; 9]; 9];
+    let mut n = 0;
+    while n < 9 {
+        t[n][0] = 1.0;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0.0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
-/// What enumeration of one component found, by the component's mine count `m`.
-struct Tally {
+/// The working memory of one solve, reused by the next one on the same thread.
+#[derive(Default)]
+struct Scratch {
+    /// Per constraint: mines still needed, and unassigned cells left (during search).
+    need: Vec<i64>,
+    cap: Vec<i64>,
+    /// Per cell: the constraints it touches (ascending), and how many.
+    cell_cons: Vec<[u32; 8]>,
+    cell_ncons: Vec<u8>,
+    /// Per cell: its box, or `NONE`.
+    box_of: Vec<u32>,
+    /// Per box: the first cell (whose constraints are the box's), its cells (CSR).
+    box_first: Vec<u32>,
+    box_start: Vec<u32>,
+    box_cells: Vec<u32>,
+    /// Per constraint: its boxes, ascending (CSR).
+    con_start: Vec<u32>,
+    con_boxes: Vec<u32>,
+    /// Hidden cells no number touches.
+    unconstrained: Vec<u32>,
+    /// Components: boxes in search order (CSR).
+    comp_start: Vec<u32>,
+    comp_boxes: Vec<u32>,
+    seen_box: Vec<bool>,
+    seen_con: Vec<bool>,
+    /// Per component: where its tally starts in `weight` (length max mines + 1), and in
+    /// the per-box arrays (boxes × (max mines + 1)).
+    tally_start: Vec<usize>,
+    tally_box_start: Vec<usize>,
     /// Total weight of the solutions with `m` mines.
     weight: Vec<f64>,
-    /// Per box: weighted sum of the box's mine counts, by `m`.
-    mine_sum: Vec<Vec<f64>>,
-    /// Per box: whether some solution with `m` mines puts a mine in the box.
-    can_mine: Vec<Vec<bool>>,
-    /// Per box: whether some solution with `m` mines leaves a cell of the box empty.
-    can_safe: Vec<Vec<bool>>,
+    /// Per box and `m`: weighted sum of the box's mine counts; whether some solution
+    /// puts a mine in the box; whether some solution leaves one of its cells empty.
+    mine_sum: Vec<f64>,
+    can_mine: Vec<bool>,
+    can_safe: Vec<bool>,
+    counts: Vec<usize>,
+    /// Combination: each component's weights scaled to a largest of 1 (flat, as `weight`).
+    scaled: Vec<f64>,
+    ln_c: Vec<f64>,
+    outside: Vec<f64>,
+    full: Vec<f64>,
+    rest: Vec<f64>,
+    tmp: Vec<f64>,
+    r: Vec<f64>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 struct BudgetExceeded;
 
-/// Small binomial coefficients (boxes have at most 8 cells... or more on odd boards),
-/// computed exactly in f64.
-fn binomial(n: usize, k: usize) -> f64 {
-    if k > n {
-        return 0.0;
-    }
-    let k = k.min(n - k);
-    let mut r = 1.0f64;
-    for i in 0..k {
-        r = r * (n - i) as f64 / (i + 1) as f64;
-    }
-    r.round()
-}
-
-fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; a.len() + b.len() - 1];
+/// `out = a * b` (polynomial product), skipping zero terms of `a`.
+fn convolve_into(a: &[f64], b: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(a.len() + b.len() - 1, 0.0);
     for (i, &x) in a.iter().enumerate() {
         if x == 0.0 {
             continue;
@@ -82,7 +126,6 @@ fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
             out[i + j] += x * y;
         }
     }
-    out
 }
 
 /// Scales `v` so that its largest entry is 1; returns the natural log of the factor removed.
@@ -98,6 +141,99 @@ fn normalise(v: &mut [f64]) -> f64 {
     }
 }
 
+/// Resets `v` to `len` copies of `x`, keeping its memory.
+fn reset<T: Clone>(v: &mut Vec<T>, len: usize, x: T) {
+    v.clear();
+    v.resize(len, x);
+}
+
+/// The backtracking search over one component's boxes.
+struct Search<'a> {
+    boxes: &'a [u32],
+    sizes: &'a [usize],
+    cell_cons: &'a [[u32; 8]],
+    cell_ncons: &'a [u8],
+    box_first: &'a [u32],
+    budget: u64,
+    /// Entries per mine count in this component's tally.
+    width: usize,
+}
+
+/// This component's tally, and the search state.
+struct SearchState<'a> {
+    need: &'a mut [i64],
+    cap: &'a mut [i64],
+    counts: &'a mut [usize],
+    weight: &'a mut [f64],
+    mine_sum: &'a mut [f64],
+    can_mine: &'a mut [bool],
+    can_safe: &'a mut [bool],
+    nodes: &'a mut u64,
+}
+
+impl Search<'_> {
+    fn constraints(&self, depth: usize) -> &[u32] {
+        let first = self.box_first[self.boxes[depth] as usize] as usize;
+        &self.cell_cons[first][..usize::from(self.cell_ncons[first])]
+    }
+
+    fn go(
+        &self,
+        st: &mut SearchState<'_>,
+        depth: usize,
+        weight: f64,
+        mines: usize,
+    ) -> Result<(), BudgetExceeded> {
+        *st.nodes += 1;
+        if *st.nodes > self.budget {
+            return Err(BudgetExceeded);
+        }
+        if depth == self.boxes.len() {
+            st.weight[mines] += weight;
+            for (bi, &c) in st.counts.iter().enumerate() {
+                let at = bi * self.width + mines;
+                st.mine_sum[at] += weight * c as f64;
+                st.can_mine[at] |= c > 0;
+                st.can_safe[at] |= c < self.sizes[bi];
+            }
+            return Ok(());
+        }
+        let size = self.sizes[depth] as i64;
+        let cons = self.constraints(depth);
+        let (mut lo, mut hi) = (0i64, size);
+        for &c in cons {
+            let c = c as usize;
+            lo = lo.max(st.need[c] - (st.cap[c] - size));
+            hi = hi.min(st.need[c]);
+        }
+        if lo > hi {
+            return Ok(());
+        }
+        for &c in cons {
+            st.cap[c as usize] -= size;
+        }
+        let mut result = Ok(());
+        for count in lo..=hi {
+            for &c in cons {
+                st.need[c as usize] -= count;
+            }
+            st.counts[depth] = count as usize;
+            let w = weight * BINOMIAL[size as usize][count as usize];
+            result = self.go(st, depth + 1, w, mines + count as usize);
+            for &c in cons {
+                st.need[c as usize] += count;
+            }
+            if result.is_err() {
+                break;
+            }
+        }
+        for &c in cons {
+            st.cap[c as usize] += size;
+        }
+        result
+    }
+}
+
 impl ExactSolver {
     /// A solver that gives up on exactness after `budget` enumeration nodes.
     pub fn with_budget(budget: u64) -> Self {
@@ -108,142 +244,234 @@ impl ExactSolver {
     /// `approximate`) if the enumeration budget runs out. Fails on an inconsistent
     /// position.
     pub fn solve(&self, view: &View) -> Result<Probabilities, MinesError> {
+        SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut s) => self.solve_in(view, &mut s),
+            // only if a solve ever ran inside another on this thread
+            Err(_) => self.solve_in(view, &mut Scratch::default()),
+        })
+    }
+
+    fn solve_in(&self, view: &View, s: &mut Scratch) -> Result<Probabilities, MinesError> {
         let dims = view.dims();
         let cells = view.cells();
         let n = cells.len();
-        let neighbours: Vec<Vec<usize>> = (0..n).map(|i| dims.neighbours(i).collect()).collect();
 
         // Constraints from numbers; known (revealed) mines are subtracted.
-        let mut constraints = Vec::new();
-        let mut cell_constraints: Vec<Vec<usize>> = vec![Vec::new(); n];
+        s.need.clear();
+        s.cap.clear();
+        reset(&mut s.cell_ncons, n, 0);
+        s.cell_cons.resize(n, [NONE; 8]);
         for i in 0..n {
             let Seen::Number(k) = cells[i] else { continue };
-            let known = neighbours[i]
-                .iter()
-                .filter(|&&j| cells[j] == Seen::Mine)
-                .count() as i64;
-            let hidden: Vec<usize> = neighbours[i]
-                .iter()
-                .copied()
-                .filter(|&j| cells[j].is_hidden())
-                .collect();
+            let (mut known, mut hidden) = (0i64, 0i64);
+            for j in dims.neighbours(i) {
+                match cells[j] {
+                    Seen::Mine => known += 1,
+                    Seen::Hidden | Seen::Flagged => hidden += 1,
+                    Seen::Number(_) => {}
+                }
+            }
             let need = i64::from(k) - known;
-            if need < 0 || need > hidden.len() as i64 {
+            if need < 0 || need > hidden {
                 return Err(MinesError::Inconsistent);
             }
-            if hidden.is_empty() {
+            if hidden == 0 {
                 continue;
             }
-            let id = constraints.len();
-            constraints.push(Constraint { need });
-            for j in hidden {
-                cell_constraints[j].push(id);
+            let id = s.need.len() as u32;
+            s.need.push(need);
+            s.cap.push(hidden);
+            for j in dims.neighbours(i) {
+                if cells[j].is_hidden() {
+                    let k = usize::from(s.cell_ncons[j]);
+                    s.cell_cons[j][k] = id;
+                    s.cell_ncons[j] += 1;
+                }
             }
         }
-        let revealed_mines = cells.iter().filter(|&&s| s == Seen::Mine).count();
+        let revealed_mines = cells.iter().filter(|&&c| c == Seen::Mine).count();
         let remaining = view.mines() as i64 - revealed_mines as i64;
         if remaining < 0 {
             return Err(MinesError::Inconsistent);
         }
         let remaining = remaining as usize;
+        let ncons = s.need.len();
 
-        // Boxes: frontier cells grouped by the exact set of constraints they touch.
-        let mut boxes: Vec<Vec<usize>> = Vec::new(); // cells of each box
-        let mut box_constraints: Vec<Vec<usize>> = Vec::new();
-        {
-            let mut by_signature: std::collections::HashMap<&[usize], usize> =
-                std::collections::HashMap::new();
-            for i in 0..n {
-                if !cells[i].is_hidden() || cell_constraints[i].is_empty() {
-                    continue;
-                }
-                let sig = cell_constraints[i].as_slice();
-                let b = *by_signature.entry(sig).or_insert_with(|| {
-                    boxes.push(Vec::new());
-                    box_constraints.push(sig.to_vec());
-                    boxes.len() - 1
-                });
-                boxes[b].push(i);
+        // Boxes: frontier cells grouped by the exact set of constraints they touch, in
+        // order of their first cell. Cells of one box surround a common number, so the
+        // earlier cells of a box lie in the 5x5 window before a cell.
+        reset(&mut s.box_of, n, NONE);
+        s.box_first.clear();
+        s.unconstrained.clear();
+        let mut box_len: Vec<u32> = Vec::new();
+        for i in 0..n {
+            if !cells[i].is_hidden() {
+                continue;
+            }
+            let nc = s.cell_ncons[i];
+            if nc == 0 {
+                s.unconstrained.push(i as u32);
+                continue;
+            }
+            let sig = &s.cell_cons[i][..usize::from(nc)];
+            let b = earlier_in_window(dims, i)
+                .find(|&j| {
+                    s.box_of[j] != NONE
+                        && s.cell_ncons[j] == nc
+                        && &s.cell_cons[j][..usize::from(nc)] == sig
+                })
+                .map(|j| s.box_of[j]);
+            let b = b.unwrap_or_else(|| {
+                s.box_first.push(i as u32);
+                box_len.push(0);
+                (s.box_first.len() - 1) as u32
+            });
+            s.box_of[i] = b;
+            box_len[b as usize] += 1;
+        }
+        let nboxes = s.box_first.len();
+        s.box_start.clear();
+        let mut at = 0;
+        for &l in &box_len {
+            s.box_start.push(at);
+            at += l;
+        }
+        s.box_start.push(at);
+        reset(&mut s.box_cells, at as usize, 0);
+        let mut fill: Vec<u32> = s.box_start[..nboxes].to_vec();
+        for i in 0..n {
+            let b = s.box_of[i];
+            if b != NONE {
+                s.box_cells[fill[b as usize] as usize] = i as u32;
+                fill[b as usize] += 1;
             }
         }
-        let mut constraint_boxes: Vec<Vec<usize>> = vec![Vec::new(); constraints.len()];
-        for (b, cs) in box_constraints.iter().enumerate() {
-            for &c in cs {
-                constraint_boxes[c].push(b);
+        // Each constraint's boxes, ascending.
+        reset(&mut s.con_start, ncons + 1, 0);
+        for &first in &s.box_first {
+            let f = first as usize;
+            for &c in &s.cell_cons[f][..usize::from(s.cell_ncons[f])] {
+                s.con_start[c as usize + 1] += 1;
             }
         }
-        let unconstrained: Vec<usize> = (0..n)
-            .filter(|&i| cells[i].is_hidden() && cell_constraints[i].is_empty())
-            .collect();
+        for c in 0..ncons {
+            s.con_start[c + 1] += s.con_start[c];
+        }
+        reset(&mut s.con_boxes, s.con_start[ncons] as usize, 0);
+        let mut fill: Vec<u32> = s.con_start[..ncons].to_vec();
+        for (b, &first) in s.box_first.iter().enumerate() {
+            let f = first as usize;
+            for &c in &s.cell_cons[f][..usize::from(s.cell_ncons[f])] {
+                s.con_boxes[fill[c as usize] as usize] = b as u32;
+                fill[c as usize] += 1;
+            }
+        }
 
         // Components, in an order where each box shares constraints with earlier ones,
         // so that constraints close (and prune) early.
-        let mut components = Vec::new();
-        let mut seen_box = vec![false; boxes.len()];
-        for start in 0..boxes.len() {
-            if seen_box[start] {
+        reset(&mut s.seen_box, nboxes, false);
+        reset(&mut s.seen_con, ncons, false);
+        s.comp_start.clear();
+        s.comp_boxes.clear();
+        for start in 0..nboxes {
+            if s.seen_box[start] {
                 continue;
             }
-            let mut comp = Component {
-                boxes: Vec::new(),
-                constraints: Vec::new(),
-            };
-            let mut seen_c = vec![false; constraints.len()];
-            let mut queue = std::collections::VecDeque::from([start]);
-            seen_box[start] = true;
-            while let Some(b) = queue.pop_front() {
-                comp.boxes.push(b);
-                for &c in &box_constraints[b] {
-                    if !seen_c[c] {
-                        seen_c[c] = true;
-                        comp.constraints.push(c);
-                        for &b2 in &constraint_boxes[c] {
-                            if !seen_box[b2] {
-                                seen_box[b2] = true;
-                                queue.push_back(b2);
-                            }
+            let head0 = s.comp_boxes.len();
+            s.comp_start.push(head0 as u32);
+            s.seen_box[start] = true;
+            s.comp_boxes.push(start as u32);
+            let mut head = head0;
+            while head < s.comp_boxes.len() {
+                let b = s.comp_boxes[head] as usize;
+                head += 1;
+                let f = s.box_first[b] as usize;
+                for k in 0..usize::from(s.cell_ncons[f]) {
+                    let c = s.cell_cons[f][k] as usize;
+                    if s.seen_con[c] {
+                        continue;
+                    }
+                    s.seen_con[c] = true;
+                    for e in s.con_start[c]..s.con_start[c + 1] {
+                        let b2 = s.con_boxes[e as usize] as usize;
+                        if !s.seen_box[b2] {
+                            s.seen_box[b2] = true;
+                            s.comp_boxes.push(b2 as u32);
                         }
                     }
                 }
             }
-            components.push(comp);
         }
+        let ncomps = s.comp_start.len();
+        s.comp_start.push(s.comp_boxes.len() as u32);
 
+        // Enumerate each component into its tally.
         let mut nodes = 0u64;
-        let mut tallies = Vec::with_capacity(components.len());
-        for comp in &components {
-            match self.enumerate(
-                comp,
-                &boxes,
-                &box_constraints,
-                &constraints,
-                &constraint_boxes,
-                &mut nodes,
-            ) {
-                Ok(t) => tallies.push(t),
-                Err(BudgetExceeded) => {
-                    let mut est = Teacher.estimate(view);
-                    est.approximate = true;
-                    return Ok(est);
-                }
+        s.tally_start.clear();
+        s.tally_box_start.clear();
+        s.weight.clear();
+        s.mine_sum.clear();
+        s.can_mine.clear();
+        s.can_safe.clear();
+        let mut sizes: Vec<usize> = Vec::new();
+        for ci in 0..ncomps {
+            let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
+            sizes.clear();
+            sizes.extend(boxes.iter().map(|&b| {
+                (s.box_start[b as usize + 1] - s.box_start[b as usize]) as usize
+            }));
+            let width = sizes.iter().sum::<usize>() + 1;
+            let (t0, tb0) = (s.weight.len(), s.mine_sum.len());
+            s.tally_start.push(t0);
+            s.tally_box_start.push(tb0);
+            s.weight.resize(t0 + width, 0.0);
+            let per_box = boxes.len() * width;
+            s.mine_sum.resize(tb0 + per_box, 0.0);
+            s.can_mine.resize(tb0 + per_box, false);
+            s.can_safe.resize(tb0 + per_box, false);
+            reset(&mut s.counts, boxes.len(), 0);
+            let search = Search {
+                boxes,
+                sizes: &sizes,
+                cell_cons: &s.cell_cons,
+                cell_ncons: &s.cell_ncons,
+                box_first: &s.box_first,
+                budget: self.budget,
+                width,
+            };
+            let mut state = SearchState {
+                need: &mut s.need,
+                cap: &mut s.cap,
+                counts: &mut s.counts,
+                weight: &mut s.weight[t0..],
+                mine_sum: &mut s.mine_sum[tb0..],
+                can_mine: &mut s.can_mine[tb0..],
+                can_safe: &mut s.can_safe[tb0..],
+                nodes: &mut nodes,
+            };
+            if search.go(&mut state, 0, 1.0, 0).is_err() {
+                let mut est = Teacher.estimate(view);
+                est.approximate = true;
+                return Ok(est);
             }
         }
+        s.tally_start.push(s.weight.len());
 
         // Combine the components with the untouched cells.
-        let u = unconstrained.len();
+        let u = s.unconstrained.len();
         let mut ln_scale = 0.0;
-        let mut weights: Vec<Vec<f64>> = Vec::with_capacity(tallies.len());
-        for t in &tallies {
-            let mut w = t.weight.clone();
-            ln_scale += normalise(&mut w);
-            weights.push(w);
+        s.scaled.clone_from(&s.weight);
+        for ci in 0..ncomps {
+            let (a, b) = (s.tally_start[ci], s.tally_start[ci + 1]);
+            ln_scale += normalise(&mut s.scaled[a..b]);
         }
         // ln C(u, k) for k = 0..=u, then scaled binomials over the frontier count m
-        let mut ln_c = vec![0.0f64; u + 1];
+        reset(&mut s.ln_c, u + 1, 0.0);
         for k in 1..=u {
-            ln_c[k] = ln_c[k - 1] + ((u - k + 1) as f64).ln() - (k as f64).ln();
+            s.ln_c[k] = s.ln_c[k - 1] + ((u - k + 1) as f64).ln() - (k as f64).ln();
         }
-        let frontier_max: usize = weights.iter().map(|w| w.len() - 1).sum();
+        let frontier_max: usize = s.weight.len() - ncomps;
+        let ln_c = &s.ln_c;
         let ln_c_at = |m: usize| -> Option<f64> {
             let rest = remaining.checked_sub(m)?;
             (rest <= u).then(|| ln_c[rest])
@@ -254,14 +482,16 @@ impl ExactSolver {
         if ln_c_max == f64::NEG_INFINITY {
             return Err(MinesError::Inconsistent);
         }
-        let outside: Vec<f64> = (0..=frontier_max)
-            .map(|m| ln_c_at(m).map_or(0.0, |l| (l - ln_c_max).exp()))
-            .collect();
-        let mut full = vec![1.0];
-        for w in &weights {
-            full = convolve(&full, w);
+        s.outside.clear();
+        s.outside
+            .extend((0..=frontier_max).map(|m| ln_c_at(m).map_or(0.0, |l| (l - ln_c_max).exp())));
+        reset(&mut s.full, 1, 1.0);
+        for ci in 0..ncomps {
+            let w = &s.scaled[s.tally_start[ci]..s.tally_start[ci + 1]];
+            convolve_into(&s.full, w, &mut s.tmp);
+            std::mem::swap(&mut s.full, &mut s.tmp);
         }
-        let z: f64 = full.iter().zip(&outside).map(|(f, o)| f * o).sum();
+        let z: f64 = s.full.iter().zip(&s.outside).map(|(f, o)| f * o).sum();
         if z <= 0.0 {
             return Err(MinesError::Inconsistent);
         }
@@ -270,40 +500,47 @@ impl ExactSolver {
         let mut p = vec![0.0; n];
         let mut safe = Vec::new();
         let mut mines = Vec::new();
-        for (i, s) in cells.iter().enumerate() {
-            if *s == Seen::Mine {
+        for (i, c) in cells.iter().enumerate() {
+            if *c == Seen::Mine {
                 p[i] = 1.0;
             }
         }
-        for (ci, comp) in components.iter().enumerate() {
+        for ci in 0..ncomps {
             // the other components together, by their mine count
-            let mut rest = vec![1.0];
-            for (cj, w) in weights.iter().enumerate() {
+            reset(&mut s.rest, 1, 1.0);
+            for cj in 0..ncomps {
                 if cj != ci {
-                    rest = convolve(&rest, w);
+                    let w = &s.scaled[s.tally_start[cj]..s.tally_start[cj + 1]];
+                    convolve_into(&s.rest, w, &mut s.tmp);
+                    std::mem::swap(&mut s.rest, &mut s.tmp);
                 }
             }
             // r[m]: weight of everything outside this component given it holds m mines
-            let w = &weights[ci];
-            let r: Vec<f64> = (0..w.len())
-                .map(|m| {
-                    rest.iter()
-                        .enumerate()
-                        .map(|(j, x)| x * outside.get(m + j).copied().unwrap_or(0.0))
-                        .sum()
-                })
-                .collect();
-            let t = &tallies[ci];
-            let scale = t.weight.iter().cloned().fold(0.0, f64::max);
-            for (bi, &b) in comp.boxes.iter().enumerate() {
-                let size = boxes[b].len() as f64;
+            let (t0, t1) = (s.tally_start[ci], s.tally_start[ci + 1]);
+            let width = t1 - t0;
+            let w = &s.scaled[t0..t1];
+            s.r.clear();
+            s.r.extend((0..width).map(|m| {
+                s.rest
+                    .iter()
+                    .enumerate()
+                    .map(|(j, x)| x * s.outside.get(m + j).copied().unwrap_or(0.0))
+                    .sum::<f64>()
+            }));
+            let scale = s.weight[t0..t1].iter().cloned().fold(0.0, f64::max);
+            let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
+            for (bi, &b) in boxes.iter().enumerate() {
+                let b = b as usize;
+                let members = &s.box_cells[s.box_start[b] as usize..s.box_start[b + 1] as usize];
+                let size = members.len() as f64;
+                let base = s.tally_box_start[ci] + bi * width;
                 let mut num = 0.0;
                 let (mut any_mine, mut any_safe) = (false, false);
-                for m in 0..w.len() {
-                    if w[m] > 0.0 && r[m] > 0.0 {
-                        num += t.mine_sum[bi][m] / scale * r[m];
-                        any_mine |= t.can_mine[bi][m];
-                        any_safe |= t.can_safe[bi][m];
+                for m in 0..width {
+                    if w[m] > 0.0 && s.r[m] > 0.0 {
+                        num += s.mine_sum[base + m] / scale * s.r[m];
+                        any_mine |= s.can_mine[base + m];
+                        any_safe |= s.can_safe[base + m];
                     }
                 }
                 let prob = if !any_mine {
@@ -313,7 +550,8 @@ impl ExactSolver {
                 } else {
                     (num / (size * z)).clamp(0.0, 1.0)
                 };
-                for &cell in &boxes[b] {
+                for &cell in members {
+                    let cell = cell as usize;
                     p[cell] = prob;
                     if !any_mine {
                         safe.push(cell);
@@ -325,8 +563,8 @@ impl ExactSolver {
         }
         if u > 0 {
             let (mut num, mut any_mine, mut any_safe) = (0.0, false, false);
-            for m in 0..full.len() {
-                let x = full[m] * outside[m];
+            for m in 0..s.full.len() {
+                let x = s.full[m] * s.outside[m];
                 if x > 0.0 {
                     let rest = remaining - m;
                     num += x * rest as f64 / u as f64;
@@ -341,7 +579,8 @@ impl ExactSolver {
             } else {
                 (num / z).clamp(0.0, 1.0)
             };
-            for &cell in &unconstrained {
+            for &cell in &s.unconstrained {
+                let cell = cell as usize;
                 p[cell] = prob;
                 if !any_mine {
                     safe.push(cell);
@@ -360,135 +599,15 @@ impl ExactSolver {
             ln_layouts: Some(ln_layouts),
         })
     }
+}
 
-    /// Enumerates every assignment of mine counts to the component's boxes that meets
-    /// all its constraints.
-    fn enumerate(
-        &self,
-        comp: &Component,
-        boxes: &[Vec<usize>],
-        box_constraints: &[Vec<usize>],
-        constraints: &[Constraint],
-        constraint_boxes: &[Vec<usize>],
-        nodes: &mut u64,
-    ) -> Result<Tally, BudgetExceeded> {
-        let k = comp.boxes.len();
-        let sizes: Vec<usize> = comp.boxes.iter().map(|&b| boxes[b].len()).collect();
-        let max_m: usize = sizes.iter().sum();
-        // local constraint state: remaining need and remaining unassigned capacity
-        let mut need: Vec<i64> = vec![0; constraints.len()];
-        let mut cap: Vec<i64> = vec![0; constraints.len()];
-        for &c in &comp.constraints {
-            need[c] = constraints[c].need;
-            cap[c] = constraint_boxes[c]
-                .iter()
-                .map(|&b| boxes[b].len() as i64)
-                .sum();
-        }
-        let mut tally = Tally {
-            weight: vec![0.0; max_m + 1],
-            mine_sum: vec![vec![0.0; max_m + 1]; k],
-            can_mine: vec![vec![false; max_m + 1]; k],
-            can_safe: vec![vec![false; max_m + 1]; k],
-        };
-        let binomials: Vec<Vec<f64>> = sizes
-            .iter()
-            .map(|&s| (0..=s).map(|j| binomial(s, j)).collect())
-            .collect();
-        let mut counts = vec![0usize; k];
-
-        struct Search<'a> {
-            comp: &'a Component,
-            sizes: &'a [usize],
-            box_constraints: &'a [Vec<usize>],
-            binomials: &'a [Vec<f64>],
-            budget: u64,
-        }
-        #[allow(clippy::too_many_arguments)]
-        fn go(
-            s: &Search<'_>,
-            depth: usize,
-            weight: f64,
-            mines: usize,
-            need: &mut [i64],
-            cap: &mut [i64],
-            counts: &mut [usize],
-            tally: &mut Tally,
-            nodes: &mut u64,
-        ) -> Result<(), BudgetExceeded> {
-            *nodes += 1;
-            if *nodes > s.budget {
-                return Err(BudgetExceeded);
-            }
-            if depth == s.comp.boxes.len() {
-                tally.weight[mines] += weight;
-                for (bi, &c) in counts.iter().enumerate() {
-                    tally.mine_sum[bi][mines] += weight * c as f64;
-                    tally.can_mine[bi][mines] |= c > 0;
-                    tally.can_safe[bi][mines] |= c < s.sizes[bi];
-                }
-                return Ok(());
-            }
-            let b = s.comp.boxes[depth];
-            let size = s.sizes[depth] as i64;
-            let (mut lo, mut hi) = (0i64, size);
-            for &c in &s.box_constraints[b] {
-                lo = lo.max(need[c] - (cap[c] - size));
-                hi = hi.min(need[c]);
-            }
-            if lo > hi {
-                return Ok(());
-            }
-            for &c in &s.box_constraints[b] {
-                cap[c] -= size;
-            }
-            for count in lo..=hi {
-                for &c in &s.box_constraints[b] {
-                    need[c] -= count;
-                }
-                counts[depth] = count as usize;
-                let w = weight * s.binomials[depth][count as usize];
-                let r = go(
-                    s,
-                    depth + 1,
-                    w,
-                    mines + count as usize,
-                    need,
-                    cap,
-                    counts,
-                    tally,
-                    nodes,
-                );
-                for &c in &s.box_constraints[b] {
-                    need[c] += count;
-                }
-                r?;
-            }
-            for &c in &s.box_constraints[b] {
-                cap[c] += size;
-            }
-            Ok(())
-        }
-        let search = Search {
-            comp,
-            sizes: &sizes,
-            box_constraints,
-            binomials: &binomials,
-            budget: self.budget,
-        };
-        go(
-            &search,
-            0,
-            1.0,
-            0,
-            &mut need,
-            &mut cap,
-            &mut counts,
-            &mut tally,
-            nodes,
-        )?;
-        Ok(tally)
-    }
+/// The cells before `i` (row-major) within two rows and columns of it.
+fn earlier_in_window(dims: Dims, i: usize) -> impl Iterator<Item = usize> {
+    let (r, c) = (i / dims.width, i % dims.width);
+    let (w, h) = (dims.width, dims.height);
+    (r.saturating_sub(2)..=r.min(h - 1))
+        .flat_map(move |rr| (c.saturating_sub(2)..=(c + 2).min(w - 1)).map(move |cc| rr * w + cc))
+        .take_while(move |&j| j < i)
 }
 
 impl CellPredictor for ExactSolver {
