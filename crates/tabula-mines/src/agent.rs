@@ -9,6 +9,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxHashMap;
+
 use crate::cell::{Cell, Dims};
 use crate::error::MinesError;
 use crate::minefield::{FirstClick, Minefield, Status};
@@ -132,6 +134,16 @@ impl<P: CellPredictor> Agent<P> {
         }
         while game.status() == Status::Playing {
             let view = game.view();
+            // Cells the predictor proves safe cheaply go first: revealing safe cells
+            // in any order reaches the same position before the next guess, so this
+            // changes the agent's speed, not its games.
+            let quick = self.predictor.quick_safe(&view);
+            if !quick.is_empty() {
+                let dims = view.dims();
+                Decision::Reveal(quick.into_iter().map(|i| dims.cell(i)).collect()).apply(game)?;
+                record.turns += 1;
+                continue;
+            }
             let probs = self.predictor.predict(&view)?;
             record.approximate_turns += usize::from(probs.approximate);
             let decision = self.decide(&view, &probs);
@@ -213,8 +225,14 @@ impl<P: CellPredictor> Agent<P> {
         let mut pick = shortlist.first().copied();
         if !probs.approximate && shortlist.len() > 1 {
             let mut best_score = f64::NEG_INFINITY;
+            let mut hypo = view.clone();
             for &i in &shortlist {
-                if let Some(score) = self.two_step_survival(view, i, probs.p[i]) {
+                // a score is at most the chance the cell is safe: a cell that cannot
+                // beat the best so far is not looked at
+                if 1.0 - probs.p[i] <= best_score + 1e-12 {
+                    continue;
+                }
+                if let Some(score) = self.two_step_survival(&mut hypo, i, probs, best_score) {
                     if score > best_score + 1e-12 {
                         best_score = score;
                         pick = Some(i);
@@ -233,17 +251,47 @@ impl<P: CellPredictor> Agent<P> {
     /// The chance of surviving a guess at `cell` and the move after it: the cell is
     /// safe, and then either its number makes some cell certainly safe (progress for
     /// free) or the next guess is survived too. Each possible number is tried with the
-    /// predictor; the share of layouts behind each weighs it.
-    fn two_step_survival(&mut self, view: &View, cell: usize, risk: f64) -> Option<f64> {
+    /// predictor (on `hypo`, a copy of the position that is restored before return);
+    /// the share of layouts behind each weighs it. Returns `None` when no number could
+    /// be weighed, or when the score certainly cannot exceed `to_beat`.
+    fn two_step_survival(
+        &mut self,
+        hypo: &mut View,
+        cell: usize,
+        probs: &Probabilities,
+        to_beat: f64,
+    ) -> Option<f64> {
+        let risk = probs.p[cell];
+        // The number must count the certain mines around the cell, and at most all the
+        // uncertain ones too: other values have no layout, and are not tried.
+        let dims = hypo.dims();
+        let (mut sure, mut unsure) = (0u8, 0u8);
+        for j in dims.neighbours(cell) {
+            if hypo.cells()[j].is_hidden() {
+                if probs.p[j] >= 1.0 {
+                    sure += 1;
+                } else if probs.p[j] > 0.0 {
+                    unsure += 1;
+                }
+            } else if hypo.cells()[j] == Seen::Mine {
+                sure += 1;
+            }
+        }
+        // The layouts with the cell safe, in total: the shares of the numbers tried so
+        // far bound the score from above, so a hopeless cell stops early.
+        let ln_safe = probs.ln_layouts.map(|l| l + (1.0 - risk).ln());
         let mut outcomes: Vec<(f64, f64)> = Vec::new(); // (ln layouts, value)
-        let mut cells = view.cells().to_vec();
-        for k in 0..=8u8 {
-            cells[cell] = Seen::Number(k);
-            let hypo = View::new(view.dims(), view.mines(), cells.clone());
-            let Ok(p) = self.predictor.predict(&hypo) else {
+        let (mut share_done, mut value_done) = (0.0, 0.0);
+        let original = hypo.cells()[cell];
+        for k in sure..=sure + unsure {
+            hypo.set(cell, Seen::Number(k));
+            let Ok(p) = self.predictor.predict(hypo) else {
                 continue;
             };
-            let ln = p.ln_layouts?;
+            let Some(ln) = p.ln_layouts else {
+                hypo.set(cell, original);
+                return None;
+            };
             let value = if !p.safe.is_empty() {
                 1.0
             } else {
@@ -254,7 +302,18 @@ impl<P: CellPredictor> Agent<P> {
                 1.0 - min
             };
             outcomes.push((ln, value));
+            if let Some(ln_safe) = ln_safe {
+                let share = (ln - ln_safe).exp();
+                share_done += share;
+                value_done += share * value;
+                let bound = (1.0 - risk) * (value_done + (1.0 - share_done).max(0.0));
+                if bound + 1e-9 <= to_beat {
+                    hypo.set(cell, original);
+                    return None;
+                }
+            }
         }
+        hypo.set(cell, original);
         let top = outcomes
             .iter()
             .map(|o| o.0)
@@ -404,76 +463,121 @@ fn endgame_guess(view: &View, probs: &Probabilities, limit: usize) -> Option<usi
             }
         }
     }
-    let mut search = Endgame {
-        around,
-        memo: HashMap::new(),
-        nodes: 0,
+    // Sets of layouts are bit sets over their positions in `layouts`, sized for the
+    // count (one word covers the default limit of 64).
+    let best = match layouts.len() {
+        0..=64 => Endgame::<1>::run(around, &layouts),
+        65..=256 => Endgame::<4>::run(around, &layouts),
+        257..=1024 => Endgame::<16>::run(around, &layouts),
+        1025..=4096 => Endgame::<64>::run(around, &layouts),
+        _ => None,
     };
-    let (_, best) = search.best(&layouts, 0)?;
     best.map(|k| unknown[k])
 }
 
-struct Endgame {
+/// The exhaustive endgame search over at most `64 * W` layouts.
+struct Endgame<'a, const W: usize> {
+    /// Per unknown cell: its unknown neighbours (mask) and known mines around it.
     around: Vec<(u64, u32)>,
-    memo: HashMap<(Vec<u64>, u64), f64>,
+    /// Each layout: the unknown cells holding a mine.
+    layouts: &'a [u64],
+    /// Win probability by (set of layouts, cells revealed).
+    memo: FxHashMap<([u64; W], u64), f64>,
     nodes: u64,
 }
 
-impl Endgame {
+/// The layouts in `set`, by position.
+fn members<const W: usize>(set: &[u64; W]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(w, &word)| {
+        let mut bits = word;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
+impl<'a, const W: usize> Endgame<'a, W> {
     const NODE_LIMIT: u64 = 200_000;
 
-    /// Win probability from this set of layouts with `revealed` cells known safe, and
-    /// the unknown cell to reveal next. `None` if the search ran out of budget.
-    fn best(&mut self, layouts: &[u64], revealed: u64) -> Option<(f64, Option<usize>)> {
+    /// The unknown cell to reveal first, searching from all of `layouts`.
+    fn run(around: Vec<(u64, u32)>, layouts: &'a [u64]) -> Option<usize> {
+        let mut all = [0u64; W];
+        for l in 0..layouts.len() {
+            all[l / 64] |= 1 << (l % 64);
+        }
+        let mut search = Endgame {
+            around,
+            layouts,
+            memo: FxHashMap::default(),
+            nodes: 0,
+        };
+        search.best(&all, 0)?.1
+    }
+
+    /// Win probability from the layouts in `set` with `revealed` cells known safe,
+    /// and the unknown cell to reveal next. `None` if the search ran out of budget.
+    fn best(&mut self, set: &[u64; W], revealed: u64) -> Option<(f64, Option<usize>)> {
         self.nodes += 1;
         if self.nodes > Self::NODE_LIMIT {
             return None;
         }
-        if layouts.len() == 1 {
+        let count = set.iter().map(|w| w.count_ones()).sum::<u32>();
+        if count == 1 {
             return Some((1.0, None));
         }
         let n = self.around.len();
-        let any_mine = layouts.iter().fold(0u64, |a, &l| a | l);
-        let all_mine = layouts.iter().fold(u64::MAX, |a, &l| a & l);
-        // cells that differ between layouts and are not yet revealed
-        let informative: Vec<usize> = (0..n)
-            .filter(|&k| {
-                revealed >> k & 1 == 0 && (any_mine >> k & 1 == 1) != (all_mine >> k & 1 == 1)
-            })
-            .collect();
-        let safe_everywhere: Vec<usize> = (0..n)
-            .filter(|&k| revealed >> k & 1 == 0 && any_mine >> k & 1 == 0)
-            .collect();
-        if informative.is_empty() {
-            // the layouts agree on every cell we could still learn: nothing to gain
-            return Some((1.0 / layouts.len() as f64, None));
+        let valid = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        let (mut any_mine, mut all_mine) = (0u64, u64::MAX);
+        for l in members(set) {
+            any_mine |= self.layouts[l];
+            all_mine &= self.layouts[l];
         }
-        let key = (layouts.to_vec(), revealed);
+        let open = valid & !revealed;
+        // cells that differ between layouts and are not yet revealed
+        if open & (any_mine ^ all_mine) == 0 {
+            // the layouts agree on every cell we could still learn: nothing to gain
+            return Some((1.0 / f64::from(count), None));
+        }
+        let key = (*set, revealed);
         if let Some(&v) = self.memo.get(&key) {
             return Some((v, None));
         }
-        let total = layouts.len() as f64;
-        // a cell safe in every layout is free to reveal: take the most informative one
-        let mut best = (-1.0, None);
-        let candidates: Vec<usize> = if safe_everywhere.is_empty() {
-            (0..n)
-                .filter(|&k| revealed >> k & 1 == 0 && all_mine >> k & 1 == 0)
-                .collect()
-        } else {
+        let total = f64::from(count);
+        // a cell safe in every layout is free to reveal: try only those, if any
+        let safe_everywhere = open & !any_mine;
+        let mut candidates = if safe_everywhere != 0 {
             safe_everywhere
+        } else {
+            open & !all_mine
         };
-        for &k in &candidates {
-            let mut groups: HashMap<u32, Vec<u64>> = HashMap::new();
-            for &l in layouts {
-                if l >> k & 1 == 0 {
-                    let number = (l & self.around[k].0).count_ones() + self.around[k].1;
-                    groups.entry(number).or_default().push(l);
+        let mut best = (-1.0, None);
+        while candidates != 0 {
+            let k = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            // the layouts where cell k is safe, by the number it would show
+            let mut groups = [[0u64; W]; 9];
+            let mut used = 0u16;
+            for l in members(set) {
+                let layout = self.layouts[l];
+                if layout >> k & 1 == 0 {
+                    let number = (layout & self.around[k].0).count_ones() + self.around[k].1;
+                    let number = (number as usize).min(8);
+                    groups[number][l / 64] |= 1 << (l % 64);
+                    used |= 1 << number;
                 }
             }
             let mut win = 0.0;
-            for g in groups.values() {
+            for (number, g) in groups.iter().enumerate() {
+                if used >> number & 1 == 0 {
+                    continue;
+                }
+                let size = g.iter().map(|w| w.count_ones()).sum::<u32>();
                 let (w, _) = self.best(g, revealed | 1 << k)?;
-                win += g.len() as f64 / total * w;
+                win += f64::from(size) / total * w;
             }
             if win > best.0 + 1e-12 {
                 best = (win, Some(k));
@@ -604,12 +708,13 @@ mod tests {
         let probs = ExactSolver::default().solve(&v).unwrap();
         let (unknown, lay) = layouts(&v, &probs, 64).unwrap();
         assert_eq!(lay.len(), 2);
-        let mut e = Endgame {
+        let mut e = Endgame::<1> {
             around: vec![(0b10, 0), (0b01, 0)],
-            memo: HashMap::new(),
+            layouts: &lay,
+            memo: FxHashMap::default(),
             nodes: 0,
         };
-        let (win, best) = e.best(&lay, 0).unwrap();
+        let (win, best) = e.best(&[0b11], 0).unwrap();
         assert_eq!(unknown.len(), 2);
         assert!((win - 0.5).abs() < 1e-12 && best.is_some());
         // four in a row, one mine: revealing an inner cell shows a number that tells
@@ -618,12 +723,24 @@ mod tests {
         let probs = ExactSolver::default().solve(&v).unwrap();
         let (_, lay) = layouts(&v, &probs, 64).unwrap();
         let around = vec![(0b0010, 0), (0b0101, 0), (0b1010, 0), (0b0100, 0)];
-        let mut e = Endgame {
-            around,
-            memo: HashMap::new(),
+        let all = [(1u64 << lay.len()) - 1];
+        let mut e = Endgame::<1> {
+            around: around.clone(),
+            layouts: &lay,
+            memo: FxHashMap::default(),
             nodes: 0,
         };
-        let (win, _) = e.best(&lay, 0).unwrap();
+        let (win, _) = e.best(&all, 0).unwrap();
+        // the same search with wider bit sets gives the same answer
+        let mut wide = Endgame::<4> {
+            around,
+            layouts: &lay,
+            memo: FxHashMap::default(),
+            nodes: 0,
+        };
+        let mut all4 = [0u64; 4];
+        all4[0] = all[0];
+        assert_eq!(wide.best(&all4, 0).unwrap().0, win);
         // reveal cell 1 (3/4 safe): its number 0 or 1 locates the mine except when it
         // reads 1 with the mine on either side... exact value: 3/4 * (1/3 + 2/3 * 1/2)
         assert!(win >= 0.5 - 1e-12, "{win}");

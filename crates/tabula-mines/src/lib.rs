@@ -20,7 +20,7 @@ pub mod teacher;
 pub mod view;
 
 pub use agent::{Agent, GameRecord};
-pub use cell::{Cell, Dims};
+pub use cell::{Cell, Dims, Neighbours};
 pub use error::MinesError;
 pub use exact::{ExactSolver, Probabilities};
 pub use minefield::{Config, FirstClick, Level, Minefield, Status};

@@ -11,6 +11,14 @@ pub trait CellPredictor {
 
     /// Probabilities for every cell of `view` (revealed cells get 0).
     fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError>;
+
+    /// Cells this predictor would call certainly safe, found without a full
+    /// prediction (ascending; possibly only some of them). An agent reveals these
+    /// first and predicts only when there are none. The default finds none, so an
+    /// estimator is judged by its own predictions alone.
+    fn quick_safe(&mut self, _view: &View) -> Vec<usize> {
+        Vec::new()
+    }
 }
 
 /// A boxed predictor is a predictor, so front ends can choose one at run time.
@@ -21,6 +29,10 @@ impl<P: CellPredictor + ?Sized> CellPredictor for Box<P> {
 
     fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError> {
         self.as_mut().predict(view)
+    }
+
+    fn quick_safe(&mut self, view: &View) -> Vec<usize> {
+        self.as_mut().quick_safe(view)
     }
 }
 

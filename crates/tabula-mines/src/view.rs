@@ -73,6 +73,12 @@ impl View {
         self.cells[self.dims.index(cell)]
     }
 
+    /// Sets the cell at row-major `index` (which must be on the board): for
+    /// hypothetical positions ("what if this cell showed a 2?").
+    pub fn set(&mut self, index: usize, seen: Seen) {
+        self.cells[index] = seen;
+    }
+
     /// Number of revealed cells.
     pub fn revealed_count(&self) -> usize {
         self.cells.iter().filter(|s| !s.is_hidden()).count()
