@@ -468,8 +468,8 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
         hi * 100.0
     );
     println!(
-        "speed:        {:.1} games/s on {threads} threads (solves {} quick {})",
-        n as f64 / elapsed, tabula_mines::exact::SOLVES.load(std::sync::atomic::Ordering::Relaxed), tabula_mines::exact::QUICK.load(std::sync::atomic::Ordering::Relaxed)
+        "speed:        {:.1} games/s on {threads} threads",
+        n as f64 / elapsed
     );
     println!(
         "guesses/game: {:.3}  (endgame-searched: {endgame}, approximate turns: {approx})",

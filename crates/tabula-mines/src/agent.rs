@@ -679,6 +679,83 @@ mod tests {
         assert!(wins >= 30, "only {wins}/40 beginner games won");
     }
 
+    /// The exact solver without its quick deductions: every turn is a full solve.
+    struct SolveEveryTurn(ExactSolver);
+
+    impl CellPredictor for SolveEveryTurn {
+        fn name(&self) -> &str {
+            "exact, every turn"
+        }
+        fn predict(&mut self, view: &View) -> Result<Probabilities, MinesError> {
+            self.0.predict(view)
+        }
+    }
+
+    #[test]
+    fn quick_deductions_change_the_speed_not_the_games() {
+        for rule in [FirstClick::Safe, FirstClick::Opening] {
+            for seed in 0..30 {
+                let cfg = Config::level(Level::Intermediate, rule);
+                let mut a = Minefield::new(cfg, seed);
+                let mut b = Minefield::new(cfg, seed);
+                let quick = Agent::new(ExactSolver::default()).play(&mut a).unwrap();
+                let full = Agent::new(SolveEveryTurn(ExactSolver::default()))
+                    .play(&mut b)
+                    .unwrap();
+                assert_eq!(a.view(), b.view(), "{rule} seed {seed}");
+                assert_eq!(
+                    (quick.won, quick.guesses, quick.endgame_guesses),
+                    (full.won, full.guesses, full.endgame_guesses)
+                );
+                // the quick path took turns of its own instead of full solves
+                assert!(quick.turns >= full.turns);
+            }
+        }
+    }
+
+    #[test]
+    fn the_look_ahead_stops_only_when_a_cell_cannot_win() {
+        let mut checked = 0;
+        for seed in 0..40 {
+            let cfg = Config::level(Level::Expert, FirstClick::Safe);
+            let mut game = Minefield::new(cfg, seed);
+            let mut agent = Agent::new(ExactSolver::default());
+            game.reveal(Cell::new(0, 0)).unwrap();
+            while game.status() == Status::Playing {
+                let view = game.view();
+                let probs = ExactSolver::default().solve(&view).unwrap();
+                if probs.safe.is_empty() {
+                    // score a few of the safest cells in full, then with bounds
+                    let mut cells: Vec<usize> = view
+                        .hidden()
+                        .into_iter()
+                        .filter(|&i| probs.p[i] < 1.0)
+                        .collect();
+                    cells.sort_by(|&a, &b| probs.p[a].total_cmp(&probs.p[b]));
+                    let mut hypo = view.clone();
+                    for &i in cells.iter().take(4) {
+                        let full = agent
+                            .two_step_survival(&mut hypo, i, &probs, f64::NEG_INFINITY)
+                            .unwrap();
+                        assert_eq!(hypo, view, "the position is restored");
+                        assert!(full <= 1.0 - probs.p[i] + 1e-12);
+                        let below = agent.two_step_survival(&mut hypo, i, &probs, full - 0.01);
+                        assert_eq!(below, Some(full));
+                        for to_beat in [full + 1e-6, full + 0.05] {
+                            if let Some(s) = agent.two_step_survival(&mut hypo, i, &probs, to_beat)
+                            {
+                                assert_eq!(s, full);
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+                agent.decide(&view, &probs).apply(&mut game).unwrap();
+            }
+        }
+        assert!(checked > 50, "only {checked} cells checked");
+    }
+
     #[test]
     fn same_seed_same_record() {
         let cfg = Config::level(Level::Intermediate, FirstClick::Opening);

@@ -148,7 +148,11 @@ mod tests {
                         j != i && rr.abs_diff(r) <= 1 && cc.abs_diff(c) <= 1
                     })
                     .collect();
-                assert_eq!(d.neighbours(i).collect::<Vec<_>>(), want, "{w}x{h} cell {i}");
+                assert_eq!(
+                    d.neighbours(i).collect::<Vec<_>>(),
+                    want,
+                    "{w}x{h} cell {i}"
+                );
             }
         }
     }

@@ -244,7 +244,6 @@ impl ExactSolver {
     /// `approximate`) if the enumeration budget runs out. Fails on an inconsistent
     /// position.
     pub fn solve(&self, view: &View) -> Result<Probabilities, MinesError> {
-        SOLVES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         SCRATCH.with(|s| match s.try_borrow_mut() {
             Ok(mut s) => self.solve_in(view, &mut s),
             // only if a solve ever ran inside another on this thread
@@ -305,8 +304,8 @@ impl ExactSolver {
         s.box_first.clear();
         s.unconstrained.clear();
         let mut box_len: Vec<u32> = Vec::new();
-        for i in 0..n {
-            if !cells[i].is_hidden() {
+        for (i, cell) in cells.iter().enumerate() {
+            if !cell.is_hidden() {
                 continue;
             }
             let nc = s.cell_ncons[i];
@@ -418,9 +417,11 @@ impl ExactSolver {
         for ci in 0..ncomps {
             let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
             sizes.clear();
-            sizes.extend(boxes.iter().map(|&b| {
-                (s.box_start[b as usize + 1] - s.box_start[b as usize]) as usize
-            }));
+            sizes.extend(
+                boxes
+                    .iter()
+                    .map(|&b| (s.box_start[b as usize + 1] - s.box_start[b as usize]) as usize),
+            );
             let width = sizes.iter().sum::<usize>() + 1;
             let (t0, tb0) = (s.weight.len(), s.mine_sum.len());
             s.tally_start.push(t0);
@@ -537,8 +538,8 @@ impl ExactSolver {
                 let base = s.tally_box_start[ci] + bi * width;
                 let mut num = 0.0;
                 let (mut any_mine, mut any_safe) = (false, false);
-                for m in 0..width {
-                    if w[m] > 0.0 && s.r[m] > 0.0 {
+                for (m, &wm) in w.iter().enumerate() {
+                    if wm > 0.0 && s.r[m] > 0.0 {
                         num += s.mine_sum[base + m] / scale * s.r[m];
                         any_mine |= s.can_mine[base + m];
                         any_safe |= s.can_safe[base + m];
@@ -631,10 +632,7 @@ impl CellPredictor for ExactSolver {
 /// changes. Every cell found is one the exact solver calls safe, at a small fraction of
 /// its cost (the agent's turns are mostly such cells). On an inconsistent view the
 /// answer means nothing (the solver would refuse the view).
-pub static SOLVES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static QUICK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 pub fn trivially_safe(view: &View) -> Vec<usize> {
-    QUICK.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     #[derive(Clone, Copy, PartialEq)]
     enum Known {
         Unknown,
@@ -645,7 +643,13 @@ pub fn trivially_safe(view: &View) -> Vec<usize> {
     let cells = view.cells();
     let mut known: Vec<Known> = cells
         .iter()
-        .map(|&c| if c == Seen::Mine { Known::Mine } else { Known::Unknown })
+        .map(|&c| {
+            if c == Seen::Mine {
+                Known::Mine
+            } else {
+                Known::Unknown
+            }
+        })
         .collect();
     let mut queue: Vec<usize> = (0..cells.len())
         .filter(|&i| matches!(cells[i], Seen::Number(_)))
@@ -798,6 +802,43 @@ mod tests {
             // the layout count is right too
             checked += 1;
         }
+    }
+
+    #[test]
+    fn trivial_deductions_are_a_subset_of_the_exact_safe_cells() {
+        // a lone 1 in a corner decides nothing
+        let v = View::parse("3x3 1\n1..\n...\n...\n").unwrap();
+        assert!(trivially_safe(&v).is_empty());
+        // the 1 at (0,2) sees only (0,1): a mine, which satisfies the 1 at (1,0), so
+        // (0,0) is safe
+        let v = View::parse("4x2 1\n..10\n1110\n").unwrap();
+        assert_eq!(trivially_safe(&v), vec![0]);
+        // and on positions from real games, every cell found is exactly safe
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut found = 0;
+        for _ in 0..300 {
+            let cfg = Config::new(16, 16, 40, FirstClick::Safe).unwrap();
+            let mut game = Minefield::new(cfg, rng.random());
+            game.reveal(Cell::new(rng.random_range(0..16), rng.random_range(0..16)))
+                .unwrap();
+            for _ in 0..rng.random_range(0..20) {
+                let v = game.view();
+                let safe = trivially_safe(&v);
+                let exact = ExactSolver::default().solve(&v).unwrap();
+                for i in &safe {
+                    assert!(exact.safe.contains(i), "{i} is not exactly safe\n{v}");
+                }
+                found += safe.len();
+                let Some(&i) = safe.first().or(exact.safe.first()) else {
+                    break;
+                };
+                game.reveal(v.dims().cell(i)).unwrap();
+                if game.status() != Status::Playing {
+                    break;
+                }
+            }
+        }
+        assert!(found > 1000, "only {found} cells found");
     }
 
     #[test]
