@@ -14,7 +14,7 @@ use tabula_games::Capabilities;
 /// once. Built ply by ply; resumable: scores already in the output file are reused,
 /// each new one is appended as soon as it is solved, and an interrupted build is
 /// complete to the last finished ply. The built-in book was made this way
-/// (crates/tabula-connect4/data/connect4-book.txt; its header gives the command).
+/// (crates/tabula-connect4/data/connect4-book.txt.gz; its header gives the command).
 #[derive(Args)]
 pub struct BookArgs {
     /// The game: connect4 or connect4:WxH.

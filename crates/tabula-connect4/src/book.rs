@@ -9,7 +9,7 @@
 //! serves both. The solver consults the book at every node within its depth.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,9 +20,26 @@ use tabula_core::{ConnectFour, Game};
 
 use crate::solver::{Solver, SolverError};
 
-/// The opening book compiled in (7x6): exact scores of every position up to its depth,
-/// made by `tabula book connect4`.
-pub const BUILTIN_BOOK: &str = include_str!("../data/connect4-book.txt");
+/// The opening book compiled in (7x6), gzip'd: exact scores of every position the
+/// perfect player can meet to its depth, made by `tabula book connect4` and stored as
+/// `gzip -9n` of the text (to extend it: `gunzip -k`, grow, `gzip -9nf`).
+const BUILTIN_BOOK_GZ: &[u8] = include_bytes!("../data/connect4-book.txt.gz");
+
+/// The text of the built-in book (unpacked once per process).
+pub fn builtin_text() -> Result<&'static str, BookError> {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(text) = TEXT.get() {
+        return Ok(text);
+    }
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(BUILTIN_BOOK_GZ)
+        .read_to_string(&mut text)
+        .map_err(|source| BookError::Io {
+            path: "the built-in book".into(),
+            source,
+        })?;
+    Ok(TEXT.get_or_init(|| text))
+}
 
 /// The built-in book, for the standard board (parsed once per process).
 pub fn builtin() -> Result<Arc<OpeningBook>, BookError> {
@@ -30,7 +47,7 @@ pub fn builtin() -> Result<Arc<OpeningBook>, BookError> {
     if let Some(book) = BOOK.get() {
         return Ok(book.clone());
     }
-    let book = Arc::new(OpeningBook::parse(Geometry::STANDARD, BUILTIN_BOOK)?);
+    let book = Arc::new(OpeningBook::parse(Geometry::STANDARD, builtin_text()?)?);
     Ok(BOOK.get_or_init(|| book).clone())
 }
 
@@ -426,13 +443,14 @@ mod tests {
     fn the_builtin_book_is_complete_and_consistent() {
         let book = builtin().unwrap();
         let geo = Geometry::STANDARD;
-        let header = BUILTIN_BOOK
+        let text = builtin_text().unwrap();
+        let header = text
             .lines()
             .find_map(|l| l.strip_prefix("# covered to ply "))
             .expect("the header names the depth");
         let depth: usize = header.trim().parse().unwrap();
         assert!(check_coverage(&book, depth) > 0);
-        let all = entries(geo, BUILTIN_BOOK);
+        let all = entries(geo, builtin_text().unwrap());
         assert_eq!(all.len(), book.len(), "one line per mirror pair");
         assert!(check_negamax(&book, &all) > depth);
         assert_eq!(
@@ -447,7 +465,7 @@ mod tests {
     fn the_builtin_book_agrees_with_the_solver() {
         let geo = Geometry::STANDARD;
         let book = builtin().unwrap();
-        let all = entries(geo, BUILTIN_BOOK);
+        let all = entries(geo, builtin_text().unwrap());
         let deepest = all.iter().map(|g| g.ply()).max().unwrap();
         let last: Vec<_> = all.iter().filter(|g| g.ply() == deepest).collect();
         let mut solver = Solver::new(geo, 16);
