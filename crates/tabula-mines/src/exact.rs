@@ -633,69 +633,76 @@ impl CellPredictor for ExactSolver {
 /// its cost (the agent's turns are mostly such cells). On an inconsistent view the
 /// answer means nothing (the solver would refuse the view).
 pub fn trivially_safe(view: &View) -> Vec<usize> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Known {
-        Unknown,
-        Mine,
-        Safe,
+    const UNKNOWN: u8 = 0;
+    const MINE: u8 = 1;
+    const SAFE: u8 = 2;
+    const OPEN: u8 = 3;
+    thread_local! {
+        static BUFFERS: RefCell<(Vec<u8>, Vec<bool>, Vec<u32>)> = RefCell::default();
     }
-    let dims = view.dims();
-    let cells = view.cells();
-    let mut known: Vec<Known> = cells
-        .iter()
-        .map(|&c| {
-            if c == Seen::Mine {
-                Known::Mine
-            } else {
-                Known::Unknown
+    BUFFERS.with(|b| {
+        let mut b = b.borrow_mut();
+        let (known, queued, queue) = &mut *b;
+        let dims = view.dims();
+        let cells = view.cells();
+        known.clear();
+        known.extend(cells.iter().map(|&c| match c {
+            Seen::Mine => MINE,
+            Seen::Hidden | Seen::Flagged => UNKNOWN,
+            Seen::Number(_) => OPEN,
+        }));
+        queued.clear();
+        queued.extend(cells.iter().map(|c| matches!(c, Seen::Number(_))));
+        queue.clear();
+        queue.extend(
+            (0..cells.len() as u32)
+                .filter(|&i| queued[i as usize])
+                .rev(),
+        );
+        let mut safe = Vec::new();
+        while let Some(i) = queue.pop() {
+            let i = i as usize;
+            queued[i] = false;
+            let Seen::Number(k) = cells[i] else { continue };
+            let (mut mines, mut open) = (0usize, [0usize; 8]);
+            let mut n_open = 0;
+            for j in dims.neighbours(i) {
+                match known[j] {
+                    MINE => mines += 1,
+                    UNKNOWN => {
+                        open[n_open] = j;
+                        n_open += 1;
+                    }
+                    _ => {}
+                }
             }
-        })
-        .collect();
-    let mut queue: Vec<usize> = (0..cells.len())
-        .filter(|&i| matches!(cells[i], Seen::Number(_)))
-        .collect();
-    let mut queued: Vec<bool> = cells.iter().map(|c| matches!(c, Seen::Number(_))).collect();
-    let mut safe = Vec::new();
-    while let Some(i) = queue.pop() {
-        queued[i] = false;
-        let Seen::Number(k) = cells[i] else { continue };
-        let (mut mines, mut open) = (0usize, 0usize);
-        for j in dims.neighbours(i) {
-            match known[j] {
-                Known::Mine => mines += 1,
-                Known::Unknown if cells[j].is_hidden() => open += 1,
-                _ => {}
-            }
-        }
-        let k = usize::from(k);
-        let mark = if open == 0 || mines > k || mines + open < k {
-            continue;
-        } else if mines == k {
-            Known::Safe
-        } else if mines + open == k {
-            Known::Mine
-        } else {
-            continue;
-        };
-        for j in dims.neighbours(i) {
-            if known[j] != Known::Unknown || !cells[j].is_hidden() {
+            let k = usize::from(k);
+            let mark = if n_open == 0 || mines > k || mines + n_open < k {
                 continue;
-            }
-            known[j] = mark;
-            if mark == Known::Safe {
-                safe.push(j);
-            }
-            // the numbers around a newly known cell may now decide more
-            for n in dims.neighbours(j) {
-                if !queued[n] && matches!(cells[n], Seen::Number(_)) {
-                    queued[n] = true;
-                    queue.push(n);
+            } else if mines == k {
+                SAFE
+            } else if mines + n_open == k {
+                MINE
+            } else {
+                continue;
+            };
+            for &j in &open[..n_open] {
+                known[j] = mark;
+                if mark == SAFE {
+                    safe.push(j);
+                }
+                // the numbers around a newly known cell may now decide more
+                for n in dims.neighbours(j) {
+                    if known[n] == OPEN && !queued[n] {
+                        queued[n] = true;
+                        queue.push(n as u32);
+                    }
                 }
             }
         }
-    }
-    safe.sort_unstable();
-    safe
+        safe.sort_unstable();
+        safe
+    })
 }
 
 #[cfg(test)]
