@@ -106,6 +106,11 @@ struct Scratch {
     rest: Vec<f64>,
     tmp: Vec<f64>,
     r: Vec<f64>,
+    /// Per box: cells counted so far; write positions while filling CSR arrays; the
+    /// box sizes of the component being searched.
+    box_len: Vec<u32>,
+    fill: Vec<u32>,
+    sizes: Vec<usize>,
 }
 
 thread_local! {
@@ -303,7 +308,7 @@ impl ExactSolver {
         reset(&mut s.box_of, n, NONE);
         s.box_first.clear();
         s.unconstrained.clear();
-        let mut box_len: Vec<u32> = Vec::new();
+        s.box_len.clear();
         for (i, cell) in cells.iter().enumerate() {
             if !cell.is_hidden() {
                 continue;
@@ -323,27 +328,28 @@ impl ExactSolver {
                 .map(|j| s.box_of[j]);
             let b = b.unwrap_or_else(|| {
                 s.box_first.push(i as u32);
-                box_len.push(0);
+                s.box_len.push(0);
                 (s.box_first.len() - 1) as u32
             });
             s.box_of[i] = b;
-            box_len[b as usize] += 1;
+            s.box_len[b as usize] += 1;
         }
         let nboxes = s.box_first.len();
         s.box_start.clear();
         let mut at = 0;
-        for &l in &box_len {
+        for &l in &s.box_len {
             s.box_start.push(at);
             at += l;
         }
         s.box_start.push(at);
         reset(&mut s.box_cells, at as usize, 0);
-        let mut fill: Vec<u32> = s.box_start[..nboxes].to_vec();
+        s.fill.clear();
+        s.fill.extend_from_slice(&s.box_start[..nboxes]);
         for i in 0..n {
             let b = s.box_of[i];
             if b != NONE {
-                s.box_cells[fill[b as usize] as usize] = i as u32;
-                fill[b as usize] += 1;
+                s.box_cells[s.fill[b as usize] as usize] = i as u32;
+                s.fill[b as usize] += 1;
             }
         }
         // Each constraint's boxes, ascending.
@@ -358,12 +364,13 @@ impl ExactSolver {
             s.con_start[c + 1] += s.con_start[c];
         }
         reset(&mut s.con_boxes, s.con_start[ncons] as usize, 0);
-        let mut fill: Vec<u32> = s.con_start[..ncons].to_vec();
+        s.fill.clear();
+        s.fill.extend_from_slice(&s.con_start[..ncons]);
         for (b, &first) in s.box_first.iter().enumerate() {
             let f = first as usize;
             for &c in &s.cell_cons[f][..usize::from(s.cell_ncons[f])] {
-                s.con_boxes[fill[c as usize] as usize] = b as u32;
-                fill[c as usize] += 1;
+                s.con_boxes[s.fill[c as usize] as usize] = b as u32;
+                s.fill[c as usize] += 1;
             }
         }
 
@@ -413,16 +420,15 @@ impl ExactSolver {
         s.mine_sum.clear();
         s.can_mine.clear();
         s.can_safe.clear();
-        let mut sizes: Vec<usize> = Vec::new();
         for ci in 0..ncomps {
             let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
-            sizes.clear();
-            sizes.extend(
+            s.sizes.clear();
+            s.sizes.extend(
                 boxes
                     .iter()
                     .map(|&b| (s.box_start[b as usize + 1] - s.box_start[b as usize]) as usize),
             );
-            let width = sizes.iter().sum::<usize>() + 1;
+            let width = s.sizes.iter().sum::<usize>() + 1;
             let (t0, tb0) = (s.weight.len(), s.mine_sum.len());
             s.tally_start.push(t0);
             s.tally_box_start.push(tb0);
@@ -434,7 +440,7 @@ impl ExactSolver {
             reset(&mut s.counts, boxes.len(), 0);
             let search = Search {
                 boxes,
-                sizes: &sizes,
+                sizes: &s.sizes,
                 cell_cons: &s.cell_cons,
                 cell_ncons: &s.cell_ncons,
                 box_first: &s.box_first,
