@@ -15,9 +15,9 @@
 //! When enumeration would visit more than `budget` nodes, the solver falls back to the
 //! teacher's estimates and says so (`approximate`).
 //!
-//! An agent asks for thousands of solves a second, most of them on boards that differ
-//! from the last by a few cells, so a solve works in flat buffers kept per thread and
-//! allocates only its answer.
+//! An agent asks for thousands of solves a second, so a solve works in flat buffers
+//! kept per thread and allocates only its answer. [`trivially_safe`] finds the cells
+//! single numbers prove safe, for the turns that need no full solve.
 
 use std::cell::RefCell;
 
