@@ -261,6 +261,36 @@ impl<P: CellPredictor> Agent<P> {
         probs: &Probabilities,
         to_beat: f64,
     ) -> Option<f64> {
+        let original = hypo.cells()[cell];
+        let outcomes = self.outcomes(hypo, cell, probs, to_beat);
+        hypo.set(cell, original);
+        let outcomes = outcomes?;
+        let top = outcomes
+            .iter()
+            .map(|o| o.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if top == f64::NEG_INFINITY {
+            return None;
+        }
+        let (mut total, mut weighted) = (0.0, 0.0);
+        for (ln, v) in outcomes {
+            let w = (ln - top).exp();
+            total += w;
+            weighted += w * v;
+        }
+        Some((1.0 - probs.p[cell]) * weighted / total)
+    }
+
+    /// Each number `cell` could show, tried on `hypo` (left changed): the log of its
+    /// layouts and the chance of surviving the move after it. `None` when the predictor
+    /// cannot count layouts, or when the score certainly cannot exceed `to_beat`.
+    fn outcomes(
+        &mut self,
+        hypo: &mut View,
+        cell: usize,
+        probs: &Probabilities,
+        to_beat: f64,
+    ) -> Option<Vec<(f64, f64)>> {
         let risk = probs.p[cell];
         // The number must count the certain mines around the cell, and at most all the
         // uncertain ones too: other values have no layout, and are not tried.
@@ -280,18 +310,14 @@ impl<P: CellPredictor> Agent<P> {
         // The layouts with the cell safe, in total: the shares of the numbers tried so
         // far bound the score from above, so a hopeless cell stops early.
         let ln_safe = probs.ln_layouts.map(|l| l + (1.0 - risk).ln());
-        let mut outcomes: Vec<(f64, f64)> = Vec::new(); // (ln layouts, value)
+        let mut outcomes = Vec::new();
         let (mut share_done, mut value_done) = (0.0, 0.0);
-        let original = hypo.cells()[cell];
         for k in sure..=sure + unsure {
             hypo.set(cell, Seen::Number(k));
             let Ok(p) = self.predictor.predict(hypo) else {
                 continue;
             };
-            let Some(ln) = p.ln_layouts else {
-                hypo.set(cell, original);
-                return None;
-            };
+            let ln = p.ln_layouts?;
             let value = if !p.safe.is_empty() {
                 1.0
             } else {
@@ -308,26 +334,11 @@ impl<P: CellPredictor> Agent<P> {
                 value_done += share * value;
                 let bound = (1.0 - risk) * (value_done + (1.0 - share_done).max(0.0));
                 if bound + 1e-9 <= to_beat {
-                    hypo.set(cell, original);
                     return None;
                 }
             }
         }
-        hypo.set(cell, original);
-        let top = outcomes
-            .iter()
-            .map(|o| o.0)
-            .fold(f64::NEG_INFINITY, f64::max);
-        if top == f64::NEG_INFINITY {
-            return None;
-        }
-        let (mut total, mut weighted) = (0.0, 0.0);
-        for (ln, v) in outcomes {
-            let w = (ln - top).exp();
-            total += w;
-            weighted += w * v;
-        }
-        Some((1.0 - risk) * weighted / total)
+        Some(outcomes)
     }
 }
 
@@ -486,6 +497,16 @@ struct Endgame<'a, const W: usize> {
     nodes: u64,
 }
 
+/// How many layouts `set` holds.
+fn size<const W: usize>(set: &[u64; W]) -> u32 {
+    set.iter().map(|w| w.count_ones()).sum()
+}
+
+/// Adds layout `l` to `set`.
+fn insert<const W: usize>(set: &mut [u64; W], l: usize) {
+    set[l / 64] |= 1 << (l % 64);
+}
+
 /// The layouts in `set`, by position.
 fn members<const W: usize>(set: &[u64; W]) -> impl Iterator<Item = usize> + '_ {
     set.iter().enumerate().flat_map(|(w, &word)| {
@@ -503,18 +524,29 @@ fn members<const W: usize>(set: &[u64; W]) -> impl Iterator<Item = usize> + '_ {
 impl<'a, const W: usize> Endgame<'a, W> {
     const NODE_LIMIT: u64 = 200_000;
 
-    /// The unknown cell to reveal first, searching from all of `layouts`.
-    fn run(around: Vec<(u64, u32)>, layouts: &'a [u64]) -> Option<usize> {
-        let mut all = [0u64; W];
-        for l in 0..layouts.len() {
-            all[l / 64] |= 1 << (l % 64);
-        }
-        let mut search = Endgame {
+    /// A search over `layouts`, with each unknown cell's surroundings in `around`.
+    fn new(around: Vec<(u64, u32)>, layouts: &'a [u64]) -> Self {
+        Endgame {
             around,
             layouts,
             memo: FxHashMap::default(),
             nodes: 0,
-        };
+        }
+    }
+
+    /// All the layouts, as a set.
+    fn all(&self) -> [u64; W] {
+        let mut all = [0u64; W];
+        for l in 0..self.layouts.len() {
+            insert(&mut all, l);
+        }
+        all
+    }
+
+    /// The unknown cell to reveal first, searching from all of `layouts`.
+    fn run(around: Vec<(u64, u32)>, layouts: &'a [u64]) -> Option<usize> {
+        let mut search = Self::new(around, layouts);
+        let all = search.all();
         search.best(&all, 0)?.1
     }
 
@@ -525,7 +557,7 @@ impl<'a, const W: usize> Endgame<'a, W> {
         if self.nodes > Self::NODE_LIMIT {
             return None;
         }
-        let count = set.iter().map(|w| w.count_ones()).sum::<u32>();
+        let count = size(set);
         if count == 1 {
             return Some((1.0, None));
         }
@@ -560,24 +592,21 @@ impl<'a, const W: usize> Endgame<'a, W> {
             candidates &= candidates - 1;
             // the layouts where cell k is safe, by the number it would show
             let mut groups = [[0u64; W]; 9];
-            let mut used = 0u16;
             for l in members(set) {
                 let layout = self.layouts[l];
                 if layout >> k & 1 == 0 {
                     let number = (layout & self.around[k].0).count_ones() + self.around[k].1;
-                    let number = (number as usize).min(8);
-                    groups[number][l / 64] |= 1 << (l % 64);
-                    used |= 1 << number;
+                    insert(&mut groups[(number as usize).min(8)], l);
                 }
             }
             let mut win = 0.0;
-            for (number, g) in groups.iter().enumerate() {
-                if used >> number & 1 == 0 {
+            for g in &groups {
+                let in_group = size(g);
+                if in_group == 0 {
                     continue;
                 }
-                let size = g.iter().map(|w| w.count_ones()).sum::<u32>();
                 let (w, _) = self.best(g, revealed | 1 << k)?;
-                win += f64::from(size) / total * w;
+                win += f64::from(in_group) / total * w;
             }
             if win > best.0 + 1e-12 {
                 best = (win, Some(k));
@@ -785,12 +814,7 @@ mod tests {
         let probs = ExactSolver::default().solve(&v).unwrap();
         let (unknown, lay) = layouts(&v, &probs, 64).unwrap();
         assert_eq!(lay.len(), 2);
-        let mut e = Endgame::<1> {
-            around: vec![(0b10, 0), (0b01, 0)],
-            layouts: &lay,
-            memo: FxHashMap::default(),
-            nodes: 0,
-        };
+        let mut e = Endgame::<1>::new(vec![(0b10, 0), (0b01, 0)], &lay);
         let (win, best) = e.best(&[0b11], 0).unwrap();
         assert_eq!(unknown.len(), 2);
         assert!((win - 0.5).abs() < 1e-12 && best.is_some());
@@ -800,23 +824,13 @@ mod tests {
         let probs = ExactSolver::default().solve(&v).unwrap();
         let (_, lay) = layouts(&v, &probs, 64).unwrap();
         let around = vec![(0b0010, 0), (0b0101, 0), (0b1010, 0), (0b0100, 0)];
-        let all = [(1u64 << lay.len()) - 1];
-        let mut e = Endgame::<1> {
-            around: around.clone(),
-            layouts: &lay,
-            memo: FxHashMap::default(),
-            nodes: 0,
-        };
+        let mut e = Endgame::<1>::new(around.clone(), &lay);
+        let all = e.all();
+        assert_eq!(all, [(1u64 << lay.len()) - 1]);
         let (win, _) = e.best(&all, 0).unwrap();
         // the same search with wider bit sets gives the same answer
-        let mut wide = Endgame::<4> {
-            around,
-            layouts: &lay,
-            memo: FxHashMap::default(),
-            nodes: 0,
-        };
-        let mut all4 = [0u64; 4];
-        all4[0] = all[0];
+        let mut wide = Endgame::<4>::new(around, &lay);
+        let all4 = wide.all();
         assert_eq!(wide.best(&all4, 0).unwrap().0, win);
         // reveal cell 1 (3/4 safe): its number 0 or 1 locates the mine except when it
         // reads 1 with the mine on either side... exact value: 3/4 * (1/3 + 2/3 * 1/2)

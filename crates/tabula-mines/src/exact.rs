@@ -88,7 +88,7 @@ struct Scratch {
     seen_con: Vec<bool>,
     /// Per component: where its tally starts in `weight` (length max mines + 1), and in
     /// the per-box arrays (boxes × (max mines + 1)).
-    tally_start: Vec<usize>,
+    tally_start: Vec<u32>,
     tally_box_start: Vec<usize>,
     /// Total weight of the solutions with `m` mines.
     weight: Vec<f64>,
@@ -146,6 +146,16 @@ fn normalise(v: &mut [f64]) -> f64 {
     }
 }
 
+/// The constraints cell `i` touches, ascending.
+fn touched<'a>(cell_cons: &'a [[u32; 8]], cell_ncons: &[u8], i: usize) -> &'a [u32] {
+    &cell_cons[i][..usize::from(cell_ncons[i])]
+}
+
+/// Entry `i` of a compressed array whose entries start at `start[i]`.
+fn span(start: &[u32], i: usize) -> std::ops::Range<usize> {
+    start[i] as usize..start[i + 1] as usize
+}
+
 /// Resets `v` to `len` copies of `x`, keeping its memory.
 fn reset<T: Clone>(v: &mut Vec<T>, len: usize, x: T) {
     v.clear();
@@ -179,7 +189,7 @@ struct SearchState<'a> {
 impl Search<'_> {
     fn constraints(&self, depth: usize) -> &[u32] {
         let first = self.box_first[self.boxes[depth] as usize] as usize;
-        &self.cell_cons[first][..usize::from(self.cell_ncons[first])]
+        touched(self.cell_cons, self.cell_ncons, first)
     }
 
     fn go(
@@ -318,13 +328,9 @@ impl ExactSolver {
                 s.unconstrained.push(i as u32);
                 continue;
             }
-            let sig = &s.cell_cons[i][..usize::from(nc)];
+            let sig = touched(&s.cell_cons, &s.cell_ncons, i);
             let b = earlier_in_window(dims, i)
-                .find(|&j| {
-                    s.box_of[j] != NONE
-                        && s.cell_ncons[j] == nc
-                        && &s.cell_cons[j][..usize::from(nc)] == sig
-                })
+                .find(|&j| s.box_of[j] != NONE && touched(&s.cell_cons, &s.cell_ncons, j) == sig)
                 .map(|j| s.box_of[j]);
             let b = b.unwrap_or_else(|| {
                 s.box_first.push(i as u32);
@@ -355,8 +361,7 @@ impl ExactSolver {
         // Each constraint's boxes, ascending.
         reset(&mut s.con_start, ncons + 1, 0);
         for &first in &s.box_first {
-            let f = first as usize;
-            for &c in &s.cell_cons[f][..usize::from(s.cell_ncons[f])] {
+            for &c in touched(&s.cell_cons, &s.cell_ncons, first as usize) {
                 s.con_start[c as usize + 1] += 1;
             }
         }
@@ -367,8 +372,7 @@ impl ExactSolver {
         s.fill.clear();
         s.fill.extend_from_slice(&s.con_start[..ncons]);
         for (b, &first) in s.box_first.iter().enumerate() {
-            let f = first as usize;
-            for &c in &s.cell_cons[f][..usize::from(s.cell_ncons[f])] {
+            for &c in touched(&s.cell_cons, &s.cell_ncons, first as usize) {
                 s.con_boxes[s.fill[c as usize] as usize] = b as u32;
                 s.fill[c as usize] += 1;
             }
@@ -392,15 +396,14 @@ impl ExactSolver {
             while head < s.comp_boxes.len() {
                 let b = s.comp_boxes[head] as usize;
                 head += 1;
-                let f = s.box_first[b] as usize;
-                for k in 0..usize::from(s.cell_ncons[f]) {
-                    let c = s.cell_cons[f][k] as usize;
+                for &c in touched(&s.cell_cons, &s.cell_ncons, s.box_first[b] as usize) {
+                    let c = c as usize;
                     if s.seen_con[c] {
                         continue;
                     }
                     s.seen_con[c] = true;
-                    for e in s.con_start[c]..s.con_start[c + 1] {
-                        let b2 = s.con_boxes[e as usize] as usize;
+                    for e in span(&s.con_start, c) {
+                        let b2 = s.con_boxes[e] as usize;
                         if !s.seen_box[b2] {
                             s.seen_box[b2] = true;
                             s.comp_boxes.push(b2 as u32);
@@ -421,16 +424,13 @@ impl ExactSolver {
         s.can_mine.clear();
         s.can_safe.clear();
         for ci in 0..ncomps {
-            let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
+            let boxes = &s.comp_boxes[span(&s.comp_start, ci)];
             s.sizes.clear();
-            s.sizes.extend(
-                boxes
-                    .iter()
-                    .map(|&b| (s.box_start[b as usize + 1] - s.box_start[b as usize]) as usize),
-            );
+            s.sizes
+                .extend(boxes.iter().map(|&b| span(&s.box_start, b as usize).len()));
             let width = s.sizes.iter().sum::<usize>() + 1;
             let (t0, tb0) = (s.weight.len(), s.mine_sum.len());
-            s.tally_start.push(t0);
+            s.tally_start.push(t0 as u32);
             s.tally_box_start.push(tb0);
             s.weight.resize(t0 + width, 0.0);
             let per_box = boxes.len() * width;
@@ -463,15 +463,14 @@ impl ExactSolver {
                 return Ok(est);
             }
         }
-        s.tally_start.push(s.weight.len());
+        s.tally_start.push(s.weight.len() as u32);
 
         // Combine the components with the untouched cells.
         let u = s.unconstrained.len();
         let mut ln_scale = 0.0;
         s.scaled.clone_from(&s.weight);
         for ci in 0..ncomps {
-            let (a, b) = (s.tally_start[ci], s.tally_start[ci + 1]);
-            ln_scale += normalise(&mut s.scaled[a..b]);
+            ln_scale += normalise(&mut s.scaled[span(&s.tally_start, ci)]);
         }
         // ln C(u, k) for k = 0..=u, then scaled binomials over the frontier count m
         reset(&mut s.ln_c, u + 1, 0.0);
@@ -495,7 +494,7 @@ impl ExactSolver {
             .extend((0..=frontier_max).map(|m| ln_c_at(m).map_or(0.0, |l| (l - ln_c_max).exp())));
         reset(&mut s.full, 1, 1.0);
         for ci in 0..ncomps {
-            let w = &s.scaled[s.tally_start[ci]..s.tally_start[ci + 1]];
+            let w = &s.scaled[span(&s.tally_start, ci)];
             convolve_into(&s.full, w, &mut s.tmp);
             std::mem::swap(&mut s.full, &mut s.tmp);
         }
@@ -518,15 +517,15 @@ impl ExactSolver {
             reset(&mut s.rest, 1, 1.0);
             for cj in 0..ncomps {
                 if cj != ci {
-                    let w = &s.scaled[s.tally_start[cj]..s.tally_start[cj + 1]];
+                    let w = &s.scaled[span(&s.tally_start, cj)];
                     convolve_into(&s.rest, w, &mut s.tmp);
                     std::mem::swap(&mut s.rest, &mut s.tmp);
                 }
             }
             // r[m]: weight of everything outside this component given it holds m mines
-            let (t0, t1) = (s.tally_start[ci], s.tally_start[ci + 1]);
-            let width = t1 - t0;
-            let w = &s.scaled[t0..t1];
+            let tally = span(&s.tally_start, ci);
+            let width = tally.len();
+            let w = &s.scaled[tally.clone()];
             s.r.clear();
             s.r.extend((0..width).map(|m| {
                 s.rest
@@ -535,11 +534,11 @@ impl ExactSolver {
                     .map(|(j, x)| x * s.outside.get(m + j).copied().unwrap_or(0.0))
                     .sum::<f64>()
             }));
-            let scale = s.weight[t0..t1].iter().cloned().fold(0.0, f64::max);
-            let boxes = &s.comp_boxes[s.comp_start[ci] as usize..s.comp_start[ci + 1] as usize];
+            let scale = s.weight[tally].iter().cloned().fold(0.0, f64::max);
+            let boxes = &s.comp_boxes[span(&s.comp_start, ci)];
             for (bi, &b) in boxes.iter().enumerate() {
                 let b = b as usize;
-                let members = &s.box_cells[s.box_start[b] as usize..s.box_start[b + 1] as usize];
+                let members = &s.box_cells[span(&s.box_start, b)];
                 let size = members.len() as f64;
                 let base = s.tally_box_start[ci] + bi * width;
                 let mut num = 0.0;
@@ -660,11 +659,7 @@ pub fn trivially_safe(view: &View) -> Vec<usize> {
         queued.clear();
         queued.extend(cells.iter().map(|c| matches!(c, Seen::Number(_))));
         queue.clear();
-        queue.extend(
-            (0..cells.len() as u32)
-                .filter(|&i| queued[i as usize])
-                .rev(),
-        );
+        queue.extend((0..cells.len() as u32).filter(|&i| queued[i as usize]));
         let mut safe = Vec::new();
         while let Some(i) = queue.pop() {
             let i = i as usize;
@@ -683,7 +678,8 @@ pub fn trivially_safe(view: &View) -> Vec<usize> {
                 }
             }
             let k = usize::from(k);
-            let mark = if n_open == 0 || mines > k || mines + n_open < k {
+            // (a number with too many or too few mines around it decides nothing)
+            let mark = if n_open == 0 {
                 continue;
             } else if mines == k {
                 SAFE

@@ -47,11 +47,12 @@ async fn wait_for(page: &Page, expr: &str) {
 /// Words in the move list: it grows by one with every move played.
 const MOVE_WORDS: &str = "document.getElementById('moves').textContent.trim().split(' ').length";
 
-/// Clicks a board until the page takes it as a move, then waits for `expr`. The page
-/// ignores clicks while it is busy (as it would a person's): on a loaded machine the
-/// first click can land while the page is still settling, so it is repeated (at most
-/// five times) while the move list has not changed.
-async fn play_click(page: &Page, selector: &str, expr: &str) {
+/// Clicks a board until the page takes it as a move, then waits until the move list
+/// holds `words` words (the AI has answered). The page ignores clicks while it is busy
+/// (as it would a person's): on a loaded machine the first click can land while the
+/// page is still settling, so it is repeated (at most five times) while the move list
+/// has not changed.
+async fn play_click(page: &Page, selector: &str, words: usize) {
     let before: usize = eval(page, MOVE_WORDS).await;
     for _ in 0..5 {
         click(page, selector).await;
@@ -60,7 +61,7 @@ async fn play_click(page: &Page, selector: &str, expr: &str) {
             break;
         }
     }
-    wait_for(page, expr).await;
+    wait_for(page, &format!("{MOVE_WORDS} === {words}")).await;
 }
 
 async fn eval<T: serde::de::DeserializeOwned>(page: &Page, expr: &str) -> T {
@@ -155,12 +156,7 @@ async fn every_page_plays_in_a_real_browser() {
         .unwrap();
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
     // the middle of a 3x3 board is cell 5
-    play_click(
-        &page,
-        "#board",
-        "document.getElementById('moves').textContent.trim().split(' ').length === 3",
-    )
-    .await;
+    play_click(&page, "#board", 3).await;
     let moves: String = eval(&page, "document.getElementById('moves').textContent").await;
     assert!(moves.starts_with("Moves: 5 "), "{moves}");
     let evaluation: String = eval(&page, "document.getElementById('evaluation').textContent").await;
@@ -177,12 +173,7 @@ async fn every_page_plays_in_a_real_browser() {
     .unwrap();
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
     // the middle column
-    play_click(
-        &page,
-        "#board",
-        "document.getElementById('moves').textContent.trim().split(' ').length === 13",
-    )
-    .await;
+    play_click(&page, "#board", 13).await;
     wait_for(&page, "[...document.querySelectorAll('#cands tbody td')].some(td => /^(win|draw|loss) \\(-?[0-9]+\\)$/.test(td.textContent))").await;
     wait_for(
         &page,
@@ -196,12 +187,7 @@ async fn every_page_plays_in_a_real_browser() {
     wait_for(&page, "document.querySelector('#board rect.hit')").await;
     page.evaluate("document.getElementById('p2').value = 'uct'; document.getElementById('seconds').value = '0.5'; document.getElementById('model').value = 'rollout'").await.unwrap();
     // E5, the centre
-    play_click(
-        &page,
-        "#board",
-        "document.getElementById('moves').textContent.trim().split(' ').length === 3",
-    )
-    .await;
+    play_click(&page, "#board", 3).await;
     let moves: String = eval(&page, "document.getElementById('moves').textContent").await;
     assert!(moves.starts_with("Moves: E5 "), "{moves}");
     wait_for(
