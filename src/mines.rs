@@ -185,10 +185,18 @@ struct BenchArgs {
     /// Append the summary as one JSON line to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Write one line per game to this new file: `SEED WON GUESSES` (WON is 1 or 0),
+    /// so that two agents' runs on the same seeds can be compared game by game
+    /// (`scripts/mines-paired.sh`). An existing file is not overwritten.
+    #[arg(long)]
+    games_out: Option<PathBuf>,
     /// Guesses within this P(mine) of the safest are compared by looking one move
     /// ahead (0 turns the look-ahead off).
     #[arg(long, default_value_t = 0.05)]
     lookahead_margin: f64,
+    /// At most this many of those guesses are looked ahead from.
+    #[arg(long, default_value_t = 8, value_parser = crate::input::count(1, 10_000))]
+    lookahead_cells: usize,
     /// Most layouts for which the endgame is searched exhaustively.
     #[arg(long, default_value_t = 64)]
     endgame_layouts: usize,
@@ -403,6 +411,19 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
             );
         }
     }
+    // Created before the games are played, so a name already taken is refused at once.
+    let mut games_out = match &args.games_out {
+        Some(path) => Some(std::io::BufWriter::new(
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .with_context(|| {
+                    format!("cannot create {} (it must not exist yet)", path.display())
+                })?,
+        )),
+        None => None,
+    };
     let estimator = args.estimator.load()?;
     let threads = args
         .threads
@@ -426,6 +447,7 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
                 let mut agent = Agent::new(estimator.make());
                 agent.lookahead_margin = args.lookahead_margin;
                 agent.endgame_layouts = args.endgame_layouts;
+                agent.lookahead_cells = args.lookahead_cells;
                 agent.first = args.first_click;
                 let r = agent.play(&mut game);
                 if r.as_ref().is_ok_and(|r| r.won) {
@@ -444,6 +466,18 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
     let mut games = Vec::with_capacity(records.len());
     for r in records {
         games.push(r?);
+    }
+    if let Some(out) = games_out.as_mut() {
+        for (k, g) in games.iter().enumerate() {
+            writeln!(
+                out,
+                "{} {} {}",
+                args.seed.wrapping_add(k as u64),
+                u8::from(g.won),
+                g.guesses
+            )?;
+        }
+        out.flush()?;
     }
     let n = games.len();
     let won = games.iter().filter(|g| g.won).count();

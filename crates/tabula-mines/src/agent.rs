@@ -13,6 +13,7 @@ use rustc_hash::FxHashMap;
 
 use crate::cell::{Cell, Dims};
 use crate::error::MinesError;
+use crate::information::{forced_guess, is_dead};
 use crate::minefield::{FirstClick, Minefield, Status};
 use crate::predictor::CellPredictor;
 use crate::predictor::Probabilities;
@@ -173,10 +174,31 @@ impl<P: CellPredictor> Agent<P> {
                 };
             }
         }
+        // A guess no information can ever avoid is made at once (`forced`); among its
+        // cells, the one whose number may help most.
+        if let Some(set) = forced_guess(view, probs) {
+            let i = self.most_informative(view, &set, probs);
+            return Decision::Guess {
+                cell: dims.cell(i),
+                risk: probs.p[i],
+                endgame: false,
+            };
+        }
         let cells = view.cells();
-        let candidates: Vec<usize> = (0..cells.len())
+        let mut candidates: Vec<usize> = (0..cells.len())
             .filter(|&i| cells[i].is_hidden() && probs.p[i] < 1.0)
             .collect();
+        // Dead cells wait while a living one is left (`information`).
+        if !probs.approximate {
+            let living: Vec<usize> = candidates
+                .iter()
+                .copied()
+                .filter(|&i| !is_dead(view, probs, i))
+                .collect();
+            if !living.is_empty() {
+                candidates = living;
+            }
+        }
         let best = candidates
             .iter()
             .map(|&i| probs.p[i])
@@ -222,11 +244,27 @@ impl<P: CellPredictor> Agent<P> {
                 break;
             }
         }
-        let mut pick = shortlist.first().copied();
-        if !probs.approximate && shortlist.len() > 1 {
+        let i = if shortlist.is_empty() {
+            candidates.first().copied().unwrap_or(0)
+        } else {
+            self.most_informative(view, &shortlist, probs)
+        };
+        Decision::Guess {
+            cell: dims.cell(i),
+            risk: probs.p[i],
+            endgame: false,
+        }
+    }
+
+    /// The cell of `cells` (not empty, best first by the caller's order) with the best
+    /// chance of surviving it and the move after it, when the probabilities are exact;
+    /// else the first.
+    fn most_informative(&mut self, view: &View, cells: &[usize], probs: &Probabilities) -> usize {
+        let mut pick = cells[0];
+        if !probs.approximate && cells.len() > 1 {
             let mut best_score = f64::NEG_INFINITY;
             let mut hypo = view.clone();
-            for &i in &shortlist {
+            for &i in cells {
                 // a score is at most the chance the cell is safe: a cell that cannot
                 // beat the best so far is not looked at
                 if 1.0 - probs.p[i] <= best_score + 1e-12 {
@@ -235,17 +273,12 @@ impl<P: CellPredictor> Agent<P> {
                 if let Some(score) = self.two_step_survival(&mut hypo, i, probs, best_score) {
                     if score > best_score + 1e-12 {
                         best_score = score;
-                        pick = Some(i);
+                        pick = i;
                     }
                 }
             }
         }
-        let i = pick.unwrap_or_else(|| candidates.first().copied().unwrap_or(0));
-        Decision::Guess {
-            cell: dims.cell(i),
-            risk: probs.p[i],
-            endgame: false,
-        }
+        pick
     }
 
     /// The chance of surviving a guess at `cell` and the move after it: the cell is

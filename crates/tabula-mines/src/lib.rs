@@ -13,6 +13,7 @@ pub mod agent;
 pub mod cell;
 pub mod error;
 pub mod exact;
+pub mod information;
 pub mod labels;
 pub mod minefield;
 pub mod predictor;
