@@ -17,6 +17,7 @@ pub mod information;
 pub mod labels;
 pub mod minefield;
 pub mod predictor;
+pub mod risk;
 pub mod teacher;
 pub mod view;
 
