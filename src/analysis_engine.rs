@@ -574,7 +574,7 @@ impl Query<'_> {
                     seed: args.seed,
                     ..UctConfig::default()
                 },
-                Box::new(Light) as Box<dyn tabula_search::Knowledge<G>>,
+                Box::new(Light) as Box<dyn tabula_search::Knowledge<G> + Send + Sync>,
                 "uct with random playouts",
             ),
         };

@@ -3,13 +3,14 @@
 use std::fs;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_search::stats::median;
+use tabula_search::uct::search_parallel;
 use tabula_search::{Knowledge, Light, Uct, UctConfig};
 
 /// Measure speed.
@@ -78,14 +79,32 @@ struct PlayoutBench {
     /// games that have one: Go).
     #[arg(long, default_value = "light")]
     policy: String,
+    /// Also time whole UCT searches (RAVE, priors where the game has them, as
+    /// `tabula gtp` plays) on each of these thread counts, e.g. 1,2: simulations/s of
+    /// threads sharing one tree.
+    #[arg(long, value_delimiter = ',', value_parser = crate::input::count(1, 256))]
+    search_threads: Vec<usize>,
+    /// The searches' RAVE equivalence (as `tabula gtp --rave`).
+    #[arg(long, default_value_t = 3000.0, value_parser = crate::input::number(0.0, 1e9))]
+    rave: f64,
+    /// The searches' exploration constant (as `tabula gtp --exploration`).
+    #[arg(long, default_value_t = 0.1, value_parser = crate::input::number(0.0, 100.0))]
+    exploration: f64,
 }
 
-struct Playouts(f64, u64, bool);
+struct Playouts {
+    seconds: f64,
+    seed: u64,
+    heavy: bool,
+    search_threads: Vec<usize>,
+    rave: f64,
+    exploration: f64,
+}
 
 impl GameVisitor for Playouts {
     type Output = Result<()>;
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
-        let knowledge: Box<dyn Knowledge<G>> = if self.2 {
+        let knowledge: Box<dyn Knowledge<G> + Send + Sync> = if self.heavy {
             game.uct_knowledge()
                 .ok_or_else(|| anyhow::anyhow!("{} has no heavy playouts", game.name()))?
         } else {
@@ -93,17 +112,17 @@ impl GameVisitor for Playouts {
         };
         let mut uct = Uct::with_knowledge(
             UctConfig {
-                seed: self.1,
+                seed: self.seed,
                 ..UctConfig::default()
             },
-            knowledge,
+            &*knowledge,
         );
         let mut rates = Vec::new();
         let (mut total_games, mut total_moves) = (0u64, 0u64);
         for _ in 0..5 {
             let start = Instant::now();
             let mut games = 0u64;
-            while start.elapsed().as_secs_f64() < self.0 / 5.0 {
+            while start.elapsed().as_secs_f64() < self.seconds / 5.0 {
                 for _ in 0..32 {
                     let mut g = game.clone();
                     uct.playout_with_knowledge(&mut g);
@@ -114,11 +133,11 @@ impl GameVisitor for Playouts {
             total_games += games;
             rates.push(games as f64 / start.elapsed().as_secs_f64());
         }
-        let median = median(&mut rates);
+        let rate = median(&mut rates);
         println!("game:            {}", game.name());
         println!(
-            "playouts/s:      {median:.0} ({} playouts; median of 5 runs, one thread)",
-            if self.2 { "heavy" } else { "light" }
+            "playouts/s:      {rate:.0} ({} playouts; median of 5 runs, one thread)",
+            if self.heavy { "heavy" } else { "light" }
         );
         println!(
             "moves/playout:   {:.1}",
@@ -126,8 +145,29 @@ impl GameVisitor for Playouts {
         );
         println!(
             "moves/s:         {:.0}",
-            median * total_moves as f64 / total_games.max(1) as f64
+            rate * total_moves as f64 / total_games.max(1) as f64
         );
+        for &threads in &self.search_threads {
+            let config = UctConfig {
+                seed: self.seed,
+                rave: self.rave,
+                exploration: self.exploration,
+                simulations: usize::MAX,
+                time_limit: Some(Duration::from_secs_f64(self.seconds / 5.0)),
+                ..UctConfig::default()
+            };
+            let mut rates: Vec<f64> = (0..5)
+                .map(|_| {
+                    let start = Instant::now();
+                    let r = search_parallel(config, &&*knowledge, &game, threads);
+                    r.simulations as f64 / start.elapsed().as_secs_f64()
+                })
+                .collect();
+            println!(
+                "search sims/s:   {:.0} on {threads} thread(s) sharing one tree (median of 5 searches)",
+                median(&mut rates)
+            );
+        }
         Ok(())
     }
 }
@@ -174,7 +214,15 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
                 "heavy" => true,
                 other => anyhow::bail!("--policy must be light or heavy, not {other:?}"),
             };
-            registry::visit(&spec, Playouts(b.seconds.max(0.05), b.seed, heavy))??;
+            let run = Playouts {
+                seconds: b.seconds.max(0.05),
+                seed: b.seed,
+                heavy,
+                search_threads: b.search_threads,
+                rave: b.rave,
+                exploration: b.exploration,
+            };
+            registry::visit(&spec, run)??;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -67,10 +67,10 @@ pub struct GtpArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// RAVE equivalence parameter (0 turns RAVE off).
-    #[arg(long, default_value_t = 3000.0)]
+    #[arg(long, default_value_t = 3000.0, value_parser = crate::input::number(0.0, 1e9))]
     rave: f64,
     /// UCB exploration constant (small: the priors do most of the exploring).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = crate::input::number(0.0, 100.0))]
     exploration: f64,
     /// Playouts: `heavy` (answers to ataris, nakade, learned 3x3 patterns, no big
     /// self-ataris) or `light` (uniformly random moves that do not fill own eyes).
@@ -80,8 +80,8 @@ pub struct GtpArgs {
     /// knowledge).
     #[arg(long)]
     no_priors: bool,
-    /// Search threads (root parallelism: independent searches whose root statistics
-    /// are added).
+    /// Search threads (UCT player), sharing one tree: each walks down with a virtual
+    /// loss and plays its playout outside the tree's lock.
     #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 256))]
     threads: usize,
     /// 3x3 pattern weights (`tabula go-patterns` writes them; default: the shipped
@@ -563,12 +563,6 @@ pub fn run(args: GtpArgs) -> Result<ExitCode> {
     }
     if args.model.is_some() && args.player != "mcts" {
         anyhow::bail!("--model is for --player mcts");
-    }
-    if !(args.exploration.is_finite() && (0.0..=100.0).contains(&args.exploration)) {
-        anyhow::bail!("--exploration must be a number from 0 to 100");
-    }
-    if !(args.rave.is_finite() && args.rave >= 0.0) {
-        anyhow::bail!("--rave must be a finite number >= 0");
     }
     if !(0.0..1.0).contains(&args.resign) {
         anyhow::bail!("--resign must be a win rate from 0 (never) to below 1");

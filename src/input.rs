@@ -62,6 +62,17 @@ pub fn probability(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number in `lo..=hi` (a search constant, say).
+pub fn number(
+    lo: f64,
+    hi: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| match text.trim().parse::<f64>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number from {lo} to {hi}, not {text:?}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

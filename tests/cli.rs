@@ -194,3 +194,42 @@ fn play_as_second_and_stop_at_end_of_input() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("(end of input)"));
 }
+
+#[test]
+fn bench_playouts_times_searches_on_a_shared_tree() {
+    let out = tabula(
+        &[
+            "bench",
+            "playouts",
+            "--size",
+            "9",
+            "--policy",
+            "heavy",
+            "--seconds",
+            "0.2",
+            "--search-threads",
+            "1,2",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for threads in ["on 1 thread(s)", "on 2 thread(s)"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("search sims/s:") && l.contains(threads))
+            .unwrap_or_else(|| panic!("no search line {threads:?} in:\n{stdout}"));
+        let rate: f64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!(rate > 0.0, "{line}");
+    }
+    common::refused(
+        &["bench", "playouts", "--search-threads", "0"],
+        "",
+        "not in",
+    );
+    common::refused(
+        &["bench", "playouts", "--rave", "nan"],
+        "",
+        "expected a number",
+    );
+}

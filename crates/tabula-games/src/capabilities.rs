@@ -98,7 +98,7 @@ pub trait Capabilities: Game {
 
     /// Knowledge for UCT beyond the rules (heavy playouts, priors), if the game has
     /// any; UCT otherwise plays light random playouts.
-    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
+    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self> + Send + Sync>> {
         None
     }
 
@@ -340,7 +340,7 @@ impl Capabilities for Go {
         (mv != self.pass()).then_some((mv as usize / n, mv as usize % n))
     }
 
-    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self>>> {
+    fn uct_knowledge(&self) -> Option<Box<dyn Knowledge<Self> + Send + Sync>> {
         Some(Box::new(GoKnowledge::default()))
     }
 

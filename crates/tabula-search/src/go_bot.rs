@@ -120,7 +120,7 @@ pub struct UctPlayer {
     pub config: UctConfig,
     /// Playout policy and priors.
     pub knowledge: GoKnowledge,
-    /// Searches run side by side (root parallelism), one per thread.
+    /// Search threads sharing one tree ([`search_parallel`]).
     pub threads: usize,
 }
 
@@ -147,8 +147,7 @@ impl GoPlayer for UctPlayer {
         Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
     }
 
-    /// One search thread (root parallelism merges only the root's statistics, which
-    /// would leave the principal variations of all but one search out).
+    /// One search thread: the analysis streams from a single search's hook.
     fn analyze(
         &mut self,
         pos: &Go,

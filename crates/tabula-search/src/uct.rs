@@ -16,7 +16,13 @@
 //! playout policy (by default [`Game::rollout_move`], light random moves) and priors
 //! for new nodes — virtual simulations that start a move's value where knowledge
 //! says (Go's heavy playouts and 3x3 patterns: `crate::go_knowledge`).
+//!
+//! Several threads can grow one tree together ([`search_parallel`]): the walk down
+//! and the back-up hold a lock, the playouts run outside it, and a virtual loss keeps
+//! the threads off each other's paths.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
@@ -241,6 +247,25 @@ fn playout_recording<G: Game, K: Knowledge<G>>(
     game.outcome()
 }
 
+/// Plays a simulation's `game` out from the leaf with `knowledge`'s policy, adding the
+/// playout's moves to `played` when RAVE is on; the outcome and, with `track_score`,
+/// the final score for the first player.
+fn simulate<G: Game, K: Knowledge<G>>(
+    config: &UctConfig,
+    knowledge: &K,
+    game: &mut G,
+    rng: &mut ChaCha8Rng,
+    played: &mut [Vec<bool>; 2],
+) -> (Option<Outcome>, Option<f64>) {
+    let outcome = playout_recording(knowledge, game, rng, (config.rave > 0.0).then_some(played));
+    let score = if config.track_score {
+        knowledge.final_score(game).map(f64::from)
+    } else {
+        None
+    };
+    (outcome, score)
+}
+
 impl<G: Game, K: Knowledge<G>> Uct<G, K> {
     /// A searcher with this configuration that uses `knowledge`.
     pub fn with_knowledge(config: UctConfig, knowledge: K) -> Self {
@@ -285,11 +310,8 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         root: &G,
         mut hook: impl FnMut(&Self, usize) -> bool,
     ) -> UctResult<G::Move> {
-        self.nodes.clear();
-        self.nodes
-            .push(Node::new(None, root.to_move().other(), 0.0, 0.0));
-        let start = Instant::now();
-        self.started = start;
+        self.reset(root);
+        let start = self.started;
         let mut sims = 0;
         let mut path = Vec::with_capacity(64);
         let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
@@ -306,102 +328,147 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                 break;
             }
             let mut game = root.clone();
-            path.clear();
-            let mut node = 0usize;
+            self.descend(root, &mut game, &mut path, &mut played, false);
+            let (outcome, score) = simulate(
+                &self.config,
+                &self.knowledge,
+                &mut game,
+                &mut self.rng,
+                &mut played,
+            );
+            self.back_up(root, &path, outcome, score, &played, false);
+            sims += 1;
+        }
+        self.summary(sims)
+    }
+
+    /// Starts a new tree at `root`.
+    fn reset(&mut self, root: &G) {
+        self.nodes.clear();
+        self.nodes
+            .push(Node::new(None, root.to_move().other(), 0.0, 0.0));
+        self.started = Instant::now();
+    }
+
+    /// One simulation's way down from the root: selects, expands a leaf and steps into
+    /// one of its new children, playing the moves on `game` (a copy of `root`) and
+    /// leaving the nodes in `path` and, with RAVE, the moves each side played in
+    /// `played`. With `virtual_loss`, each node on the path counts the visit at once, as
+    /// a loss for its mover until [`Uct::back_up`] adds the result, so that searches
+    /// sharing the tree spread out instead of following each other.
+    fn descend(
+        &mut self,
+        root: &G,
+        game: &mut G,
+        path: &mut Vec<usize>,
+        played: &mut [Vec<bool>; 2],
+        virtual_loss: bool,
+    ) {
+        path.clear();
+        let mut node = 0usize;
+        path.push(node);
+        // select
+        while self.nodes[node].expanded && self.nodes[node].child_count > 0 {
+            node = self.select(node);
+            if let Some(mv) = self.nodes[node].mv {
+                game.play(mv);
+            }
             path.push(node);
-            // select
-            while self.nodes[node].expanded && self.nodes[node].child_count > 0 {
+        }
+        // expand
+        if !self.nodes[node].expanded && !game.is_terminal() {
+            let moves = game.legal_moves();
+            let first = self.nodes.len() as u32;
+            let mover = game.to_move();
+            self.priors.clear();
+            self.knowledge.priors(game, &moves, &mut self.priors);
+            let with_priors = self.priors.len() == moves.len();
+            for (i, mv) in moves.into_iter().enumerate() {
+                let (prior_visits, prior_wins) = if with_priors {
+                    self.priors[i]
+                } else {
+                    (0.0, 0.0)
+                };
+                self.nodes
+                    .push(Node::new(Some(mv), mover, prior_visits, prior_wins));
+            }
+            let count = self.nodes.len() as u32 - first;
+            let n = &mut self.nodes[node];
+            n.expanded = true;
+            n.first_child = first;
+            n.child_count = count;
+            // step into one new child, so every simulation reaches a root move
+            if count > 0 {
                 node = self.select(node);
                 if let Some(mv) = self.nodes[node].mv {
                     game.play(mv);
                 }
                 path.push(node);
             }
-            // expand
-            if !self.nodes[node].expanded && !game.is_terminal() {
-                let moves = game.legal_moves();
-                let first = self.nodes.len() as u32;
-                let mover = game.to_move();
-                self.priors.clear();
-                self.knowledge.priors(&game, &moves, &mut self.priors);
-                let with_priors = self.priors.len() == moves.len();
-                for (i, mv) in moves.into_iter().enumerate() {
-                    let (prior_visits, prior_wins) = if with_priors {
-                        self.priors[i]
-                    } else {
-                        (0.0, 0.0)
-                    };
-                    self.nodes
-                        .push(Node::new(Some(mv), mover, prior_visits, prior_wins));
-                }
-                let count = self.nodes.len() as u32 - first;
-                let n = &mut self.nodes[node];
-                n.expanded = true;
-                n.first_child = first;
-                n.child_count = count;
-                // step into one new child, so every simulation reaches a root move
-                if count > 0 {
-                    node = self.select(node);
-                    if let Some(mv) = self.nodes[node].mv {
-                        game.play(mv);
-                    }
-                    path.push(node);
+        }
+        if virtual_loss {
+            for &i in path.iter() {
+                self.nodes[i].visits += 1;
+            }
+        }
+        if self.config.rave > 0.0 {
+            // actions played by each player from the root on: the tree part here, the
+            // playout's in `simulate`
+            for side in played.iter_mut() {
+                side.clear();
+                side.resize(root.action_count(), false);
+            }
+            for &i in &path[1..] {
+                let n = &self.nodes[i];
+                if let Some(mv) = n.mv {
+                    played[n.mover.index()][root.action_of(mv)] = true;
                 }
             }
-            // simulate
-            let outcome = if self.config.rave > 0.0 {
-                // actions played by each player from the root on: tree part, then playout
-                for side in played.iter_mut() {
-                    side.clear();
-                    side.resize(root.action_count(), false);
-                }
-                for &i in &path[1..] {
-                    let n = &self.nodes[i];
-                    if let Some(mv) = n.mv {
-                        played[n.mover.index()][root.action_of(mv)] = true;
-                    }
-                }
-                playout_recording(&self.knowledge, &mut game, &mut self.rng, Some(&mut played))
-            } else {
-                playout_recording(&self.knowledge, &mut game, &mut self.rng, None)
-            };
-            // back up
-            let score = if self.config.track_score {
-                self.knowledge.final_score(&game).map(f64::from)
-            } else {
-                None
-            };
-            for &i in &path {
-                let n = &mut self.nodes[i];
+        }
+    }
+
+    /// Adds a simulation's `outcome` (and final `score`) to the nodes on its `path`,
+    /// and with RAVE to the siblings whose move their player made later (`played`).
+    /// With `virtual_loss`, the visits were counted on the way down.
+    fn back_up(
+        &mut self,
+        root: &G,
+        path: &[usize],
+        outcome: Option<Outcome>,
+        score: Option<f64>,
+        played: &[Vec<bool>; 2],
+        virtual_loss: bool,
+    ) {
+        for &i in path {
+            let n = &mut self.nodes[i];
+            if !virtual_loss {
                 n.visits += 1;
-                n.wins += Self::result_for(outcome, n.mover);
-                if let Some(s) = score {
-                    let s = if n.mover == Player::First { s } else { -s };
-                    n.score_sum += s;
-                    n.score_squares += s * s;
-                }
             }
-            if self.config.rave > 0.0 {
-                // every child of a node on the path whose move its player played later
-                for &i in &path {
-                    let (first, count) = (
-                        self.nodes[i].first_child as usize,
-                        self.nodes[i].child_count as usize,
-                    );
-                    for c in first..first + count {
-                        let ch = &mut self.nodes[c];
-                        if let Some(mv) = ch.mv {
-                            if played[ch.mover.index()][root.action_of(mv)] {
-                                ch.amaf_visits += 1;
-                                ch.amaf_wins += Self::result_for(outcome, ch.mover);
-                            }
+            n.wins += Self::result_for(outcome, n.mover);
+            if let Some(s) = score {
+                let s = if n.mover == Player::First { s } else { -s };
+                n.score_sum += s;
+                n.score_squares += s * s;
+            }
+        }
+        if self.config.rave > 0.0 {
+            // every child of a node on the path whose move its player played later
+            for &i in path {
+                let (first, count) = (
+                    self.nodes[i].first_child as usize,
+                    self.nodes[i].child_count as usize,
+                );
+                for c in first..first + count {
+                    let ch = &mut self.nodes[c];
+                    if let Some(mv) = ch.mv {
+                        if played[ch.mover.index()][root.action_of(mv)] {
+                            ch.amaf_visits += 1;
+                            ch.amaf_wins += Self::result_for(outcome, ch.mover);
                         }
                     }
                 }
             }
-            sims += 1;
         }
-        self.summary(sims)
     }
 
     /// A snapshot of the current (or last) search from the root's side to move: every
@@ -571,58 +638,52 @@ pub fn playout_ownership<G: Game, K: Knowledge<G>>(
     sum.map(|s| s.into_iter().map(|x| x / n).collect())
 }
 
-/// Root parallelism: `threads` independent searches of `root` (seeds `config.seed`,
-/// `config.seed + 1`, …), each with the whole time limit and `simulations / threads`
-/// simulations, merged by summing each root move's visits and wins. With one thread it
-/// is [`Uct::search`].
+/// Tree parallelism: `threads` searches of `root` share one tree behind a lock, held
+/// only to walk down and to back up — the playouts, nearly all the work, run outside
+/// it — with a virtual loss on the path a search is playing out below, so that the
+/// others look elsewhere. `config.simulations` and the time limit are for all of them
+/// together; each thread's playouts draw from their own seed (`config.seed + 1 + t`),
+/// so with several threads the result depends on timing. With one thread it is
+/// [`Uct::search`].
 pub fn search_parallel<G: Game, K: Knowledge<G> + Clone + Send>(
     config: UctConfig,
     knowledge: &K,
     root: &G,
     threads: usize,
 ) -> UctResult<G::Move> {
-    let threads = threads.max(1);
-    if threads == 1 {
-        return Uct::with_knowledge(config, knowledge.clone()).search(root);
+    let mut uct = Uct::with_knowledge(config, knowledge.clone());
+    if threads <= 1 || root.is_terminal() {
+        return uct.search(root);
     }
-    let results: Vec<UctResult<G::Move>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|i| {
-                let config = UctConfig {
-                    seed: config.seed.wrapping_add(i as u64),
-                    simulations: config.simulations.div_ceil(threads),
-                    ..config
-                };
-                let knowledge = knowledge.clone();
-                scope.spawn(move || Uct::with_knowledge(config, knowledge).search(root))
-            })
-            .collect();
-        workers.into_iter().filter_map(|w| w.join().ok()).collect()
+    uct.reset(root);
+    let started = uct.started;
+    let tree = Mutex::new(uct);
+    // a poisoned lock means a search thread panicked, which the scope re-raises
+    let lock = || tree.lock().unwrap_or_else(PoisonError::into_inner);
+    let begun = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (lock, begun, knowledge) = (&lock, &begun, knowledge.clone());
+            scope.spawn(move || {
+                let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(1 + t as u64));
+                let mut path = Vec::with_capacity(64);
+                let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+                while begun.fetch_add(1, Ordering::Relaxed) < config.simulations
+                    && config.time_limit.is_none_or(|l| started.elapsed() < l)
+                {
+                    let mut game = root.clone();
+                    lock().descend(root, &mut game, &mut path, &mut played, true);
+                    let (outcome, score) =
+                        simulate(&config, &knowledge, &mut game, &mut rng, &mut played);
+                    lock().back_up(root, &path, outcome, score, &played, true);
+                }
+            });
+        }
     });
-    let mut merged: Vec<MoveStats<G::Move>> = Vec::new();
-    let mut wins: Vec<f64> = Vec::new();
-    let mut simulations = 0;
-    for r in &results {
-        simulations += r.simulations;
-        for m in &r.moves {
-            match merged.iter().position(|x| x.mv == m.mv) {
-                Some(i) => {
-                    merged[i].visits += m.visits;
-                    wins[i] += m.win_rate * f64::from(m.visits);
-                }
-                None => {
-                    merged.push(m.clone());
-                    wins.push(m.win_rate * f64::from(m.visits));
-                }
-            }
-        }
-    }
-    for (m, w) in merged.iter_mut().zip(&wins) {
-        if m.visits > 0 {
-            m.win_rate = w / f64::from(m.visits);
-        }
-    }
-    UctResult::ranked(merged, simulations)
+    let uct = tree.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // every simulation passes the root once
+    let sims = uct.nodes[0].visits as usize;
+    uct.summary(sims)
 }
 
 #[cfg(test)]
@@ -687,7 +748,7 @@ mod tests {
     }
 
     #[test]
-    fn root_parallel_searches_add_up() {
+    fn parallel_searches_share_one_tree_and_undo_their_virtual_losses() {
         let mut g = TicTacToe::new();
         for m in [0, 3, 1, 4] {
             g.play(m);
@@ -699,10 +760,24 @@ mod tests {
         let r = search_parallel(cfg, &Light, &g, 2);
         assert_eq!(r.best, Some(2));
         assert_eq!(r.simulations, 2000);
+        // one tree: the root's moves hold every simulation once, not once per thread
         assert_eq!(
             r.moves.iter().map(|m| m.visits as usize).sum::<usize>(),
             2000
         );
+        // the immediate win is a win in every playout through it: no virtual loss is
+        // left counted against it
+        assert_eq!(r.moves[0].win_rate, 1.0);
+        // the time limit holds for all the threads together
+        let timed = UctConfig {
+            simulations: usize::MAX,
+            time_limit: Some(Duration::from_millis(50)),
+            ..cfg
+        };
+        let started = Instant::now();
+        let r = search_parallel(timed, &Light, &ConnectFour::new(), 2);
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(r.simulations > 0);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use tabula_games::Capabilities;
 use tabula_search::agent::{Agent, MctsAgent, UctAgent};
 use tabula_search::arena::RandomAgent;
-use tabula_search::uct::UctConfig;
+use tabula_search::uct::{Knowledge, UctConfig};
 use tabula_zero::evaluators;
 use tabula_zero::ZeroConfig;
 
@@ -125,7 +125,10 @@ pub fn agent<G: Capabilities>(
                 config.rave = 3000.0;
                 config.exploration = 0.1;
             }
-            Box::new(UctAgent::new(config, knowledge))
+            Box::new(UctAgent::new(
+                config,
+                knowledge.map(|k| -> Box<dyn Knowledge<G>> { k }),
+            ))
         }
         other => {
             return Err(ApiError::bad(format!(
