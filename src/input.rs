@@ -43,9 +43,26 @@ pub fn seconds(
     lo: f64,
     hi: f64,
 ) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    within(lo, hi, "seconds")
+}
+
+/// A finite number in `lo..=hi` (a search constant, say).
+pub fn number(
+    lo: f64,
+    hi: f64,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    within(lo, hi, "a number")
+}
+
+/// A parser of finite numbers in `lo..=hi`, naming them `what` when refusing one.
+fn within(
+    lo: f64,
+    hi: f64,
+    what: &'static str,
+) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
     move |text: &str| match text.trim().parse::<f64>() {
         Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("expected seconds from {lo} to {hi}, not {text:?}")),
+        _ => Err(format!("expected {what} from {lo} to {hi}, not {text:?}")),
     }
 }
 
@@ -59,17 +76,6 @@ pub fn probability(s: &str) -> Result<f64, String> {
         Ok(v)
     } else {
         Err(format!("{s} is not in (0, 1]"))
-    }
-}
-
-/// A finite number in `lo..=hi` (a search constant, say).
-pub fn number(
-    lo: f64,
-    hi: f64,
-) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
-    move |text: &str| match text.trim().parse::<f64>() {
-        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
-        _ => Err(format!("expected a number from {lo} to {hi}, not {text:?}")),
     }
 }
 
