@@ -179,22 +179,20 @@ impl<P: CellPredictor> Agent<P> {
                 };
             }
         }
-        // A guess no information can ever avoid is made at once (`forced`); among its
-        // cells, the one whose number may help most.
-        if let Some(set) = forced_guess(view, probs) {
+        // A guess no information can ever avoid is made at once (`forced`), and so is
+        // a pseudo-50/50; among its cells, the one whose number may help most. Other
+        // guesses that may settle a 50/50 before it forms are worth more than their
+        // safety says (`risk`).
+        let mut risk = None;
+        let sealed = forced_guess(view, probs).or_else(|| {
+            risk = (self.long_term_risk && !probs.approximate)
+                .then(|| LongTermRisk::new(view, probs, &mut self.predictor));
+            risk.as_ref()
+                .map(|r| r.pseudo.clone())
+                .filter(|p| !p.is_empty())
+        });
+        if let Some(set) = sealed {
             let i = self.most_informative(view, &set, probs, None);
-            return Decision::Guess {
-                cell: dims.cell(i),
-                risk: probs.p[i],
-                endgame: false,
-            };
-        }
-        // So is a pseudo-50/50; other guesses that may settle a 50/50 before it
-        // forms are worth more than their safety says (`risk`).
-        let mut risk = (self.long_term_risk && !probs.approximate)
-            .then(|| LongTermRisk::new(view, probs, &mut self.predictor));
-        if let Some(pseudo) = risk.as_ref().map(|r| &r.pseudo).filter(|p| !p.is_empty()) {
-            let i = self.most_informative(view, pseudo, probs, None);
             return Decision::Guess {
                 cell: dims.cell(i),
                 risk: probs.p[i],

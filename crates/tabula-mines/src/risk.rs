@@ -112,8 +112,7 @@ impl LongTermRisk {
                 }
             }
         }
-        let touched: Vec<usize> = cells.to_vec();
-        for i in touched {
+        for &i in cells {
             self.update(i, probs);
         }
     }
@@ -145,13 +144,12 @@ impl LongTermRisk {
         anchor: usize,
         near: bool,
     ) {
-        let n = view.cells().len();
-        if self.visited[shape * n + anchor] {
-            return;
-        }
-        let Some(ln_total) = self.ln_total else {
+        let key = shape * view.cells().len() + anchor;
+        let Some(ln_total) = self.ln_total.filter(|_| !self.visited[key]) else {
             return;
         };
+        // looked at once, unless left for `refine` below
+        self.visited[key] = true;
         let pattern = &PATTERNS[shape];
         let dims = view.dims();
         let cells = view.cells();
@@ -160,10 +158,7 @@ impl LongTermRisk {
         for (k, &o) in pattern.cells.iter().enumerate() {
             match offset(dims, anchor, o) {
                 Some(i) if uncertain(i) => members[k] = i,
-                _ => {
-                    self.visited[shape * n + anchor] = true;
-                    return;
-                }
+                _ => return,
             }
         }
         let members = &members[..pattern.cells.len()];
@@ -177,14 +172,8 @@ impl LongTermRisk {
                 Seen::Mine => {}
                 Seen::Hidden | Seen::Flagged if probs.p[w] >= 1.0 => {}
                 // a wall that is or will be a number sees one side only
-                Seen::Number(_) => {
-                    self.visited[shape * n + anchor] = true;
-                    return;
-                }
-                _ if probs.p[w] <= 0.0 => {
-                    self.visited[shape * n + anchor] = true;
-                    return;
-                }
+                Seen::Number(_) => return,
+                _ if probs.p[w] <= 0.0 => return,
                 _ => {
                     missing[m] = w;
                     m += 1;
@@ -194,9 +183,9 @@ impl LongTermRisk {
         let missing = &missing[..m];
         let close = m <= MAX_MISSING_NEAR[shape];
         if near && !close {
-            return; // left for `refine`
+            self.visited[key] = false;
+            return;
         }
-        self.visited[shape * n + anchor] = true;
         if m > MAX_MISSING {
             return;
         }
