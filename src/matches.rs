@@ -110,9 +110,14 @@ impl Engine {
             moves: 0,
             cleanup: false,
         };
-        let name = e
-            .send("name")?
-            .map_err(|m| anyhow!("{command}: name failed: {m}"))?;
+        let name = match e.send("name") {
+            Ok(reply) => reply.map_err(|m| anyhow!("{command}: name failed: {m}"))?,
+            Err(err) => {
+                return Err(e
+                    .exit_reason()
+                    .map_or(err, |why| anyhow!("{command}: {why}")))
+            }
+        };
         let version = e.send("version")?.unwrap_or_default();
         e.name = format!("{name} {version}").trim().to_string();
         e.cleanup = e
@@ -164,6 +169,22 @@ impl Engine {
             .trim()
             .to_string();
         Ok(if status == "=" { Ok(text) } else { Err(text) })
+    }
+
+    /// Why the engine is gone, if it exited within a second: the shell answers 127
+    /// for a program it cannot find and 126 for one it cannot run.
+    fn exit_reason(&mut self) -> Option<String> {
+        for _ in 0..100 {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(match status.code() {
+                    Some(127) => "could not start: command not found (exit status 127)".into(),
+                    Some(126) => "could not start: not executable (exit status 126)".into(),
+                    _ => format!("exited before answering ({status})"),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        None
     }
 
     fn must(&mut self, command: &str) -> Result<String> {

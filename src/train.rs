@@ -129,10 +129,11 @@ fn run_eval_set<G: Capabilities>(
     if config.eval.every == 0 {
         return None;
     }
-    let set = test_set(game, &args.eval_data, config.eval.positions, cache).unwrap_or_else(|e| {
-        eprintln!("warning: no accuracy measurement: {e:#}");
-        None
-    });
+    let set =
+        test_set(game, &args.eval_data, &[], config.eval.positions, cache).unwrap_or_else(|e| {
+            eprintln!("warning: no accuracy measurement: {e:#}");
+            None
+        });
     if let Some(set) = &set {
         eprintln!("accuracy is measured on {}", set.name);
     }
@@ -140,11 +141,12 @@ fn run_eval_set<G: Capabilities>(
 }
 
 /// The accuracy test set of `game`, if it offers one: every tic-tac-toe position, or
-/// `count` positions of Pons' sets in `data` for 7x6 Connect Four (its classification
-/// cached in `cache`).
+/// `count` positions of Pons' sets in `data` for 7x6 Connect Four (`sets` of them, or
+/// the default mix when empty; the classification cached in `cache`).
 fn test_set<G: Capabilities>(
     game: &G,
     data: &Path,
+    sets: &[&str],
     count: usize,
     cache: &Path,
 ) -> Result<Option<EvalSet<G>>> {
@@ -152,6 +154,7 @@ fn test_set<G: Capabilities>(
         data_dir: data.to_path_buf(),
         positions: count,
         cache: cache.to_path_buf(),
+        sets: sets.iter().map(|s| s.to_string()).collect(),
     };
     let mut log = |line: &str| eprintln!("{line}");
     Ok(game.test_set(&source, &mut log).transpose()?)
@@ -534,8 +537,9 @@ fn plot_mines(args: &PlotArgs) -> Result<ExitCode> {
 /// Measure a network's accuracy against the exact solver: the share of test positions
 /// where its raw policy's move and its MCTS move are optimal (or keep the result).
 ///
-/// Tic-tac-toe: all 4,520 non-terminal positions; Connect Four: the first N/2 positions
-/// of Pons' Test_L2_R1 and Test_L1_R1.
+/// Tic-tac-toe: all 4,520 non-terminal positions; Connect Four: Pons' test sets, each
+/// reported on its own (by default the first N/2 positions of Test_L2_R1 and Test_L1_R1
+/// together).
 #[derive(Args)]
 pub struct AccuracyArgs {
     /// The game: tictactoe or connect4.
@@ -548,15 +552,22 @@ pub struct AccuracyArgs {
     sims: usize,
     #[command(flatten)]
     search: crate::evaluators::SearchFlags,
-    /// Connect Four test positions (0: all 2,000).
+    /// Test positions (Connect Four: per named set, or in all with the default mix; 0:
+    /// all of them, 1,000 per set).
     #[arg(long, default_value_t = 400)]
     positions: usize,
+    /// Named test sets to measure one by one, comma-separated, or `all` (Connect Four:
+    /// Test_L3_R1, Test_L2_R1, Test_L2_R2, Test_L1_R1, Test_L1_R2, Test_L1_R3). Default:
+    /// the mix training runs measure on.
+    #[arg(long, value_delimiter = ',')]
+    sets: Vec<String>,
     /// Pons' Connect Four test sets.
     #[arg(long, default_value = "../shared/data/connect4")]
     eval_data: PathBuf,
-    /// Where to keep the solver's classification of the positions (computed if missing).
+    /// A folder where the solver's classification of each set is kept (computed if
+    /// missing; data/connect4-labels holds the shipped one).
     #[arg(long)]
-    cache: Option<PathBuf>,
+    labels: Option<PathBuf>,
 }
 
 struct Measure<'a>(&'a AccuracyArgs);
@@ -572,30 +583,64 @@ impl GameVisitor for Measure<'_> {
             })?,
         };
         let net = crate::evaluators::load_network(&path, &game)?;
-        let cache = a.cache.clone().unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("tabula-eval-{}-{}.json", game.name(), a.positions))
-        });
-        let Some(set) = test_set(&game, &a.eval_data, a.positions, &cache)? else {
+        let known = game.test_set_names();
+        let sets: Vec<&str> = if a.sets.iter().any(|s| s == "all") {
+            known.to_vec()
+        } else {
+            a.sets.iter().map(String::as_str).collect()
+        };
+        if let Some(bad) = sets.iter().find(|s| !known.contains(s)) {
             bail!(
-                "no accuracy test set for {} (tictactoe and connect4 have one)",
-                game.name()
+                "{} has no test set {bad:?} (it has: {})",
+                game.name(),
+                if known.is_empty() {
+                    "one whole set, no named ones".to_string()
+                } else {
+                    known.join(", ")
+                }
             );
+        }
+        let labels = a.labels.clone().unwrap_or_else(std::env::temp_dir);
+        std::fs::create_dir_all(&labels)
+            .with_context(|| format!("creating {}", labels.display()))?;
+        // One measurement per named set, or one of the default mix.
+        let groups: Vec<Vec<&str>> = if sets.is_empty() {
+            vec![vec![]]
+        } else {
+            sets.iter().map(|&s| vec![s]).collect()
         };
         let search = a.search.settings(&game)?;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let acc = tabula_zero::accuracy::measure(&set, &net, &search, a.sims, threads)?;
-        println!("{} on {}:", path.display(), set.name);
-        println!(
-            "  raw policy: optimal {:.2}%, keeps the result {:.2}%",
-            100.0 * acc.policy_optimal,
-            100.0 * acc.policy_keeps
-        );
-        println!(
-            "  MCTS ({} simulations): optimal {:.2}%, keeps the result {:.2}%",
-            a.sims,
-            100.0 * acc.mcts_optimal,
-            100.0 * acc.mcts_keeps
-        );
+        println!("{}, MCTS at {} simulations:", path.display(), a.sims);
+        for group in groups {
+            let stem = if group.is_empty() {
+                "default"
+            } else {
+                group[0]
+            };
+            let cache = labels.join(format!(
+                "tabula-eval-{}-{stem}-{}.json",
+                game.name(),
+                a.positions
+            ));
+            let Some(set) = test_set(&game, &a.eval_data, &group, a.positions, &cache)? else {
+                bail!(
+                    "no accuracy test set for {} (tictactoe and connect4 have one)",
+                    game.name()
+                );
+            };
+            let acc = tabula_zero::accuracy::measure(&set, &net, &search, a.sims, threads)?;
+            println!(
+                "  {}: raw policy optimal {:.2}%, keeps the result {:.2}%; \
+                 MCTS optimal {:.2}%, keeps the result {:.2}% (result mistakes {:.2}%)",
+                set.name,
+                100.0 * acc.policy_optimal,
+                100.0 * acc.policy_keeps,
+                100.0 * acc.mcts_optimal,
+                100.0 * acc.mcts_keeps,
+                100.0 * (1.0 - acc.mcts_keeps)
+            );
+        }
         Ok(())
     }
 }

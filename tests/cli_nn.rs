@@ -222,5 +222,59 @@ fn accuracy_of_the_shipped_tictactoe_model() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let s = text(&out.stdout);
     assert!(s.contains("4520 non-terminal tictactoe positions"), "{s}");
-    assert!(s.contains("MCTS (200 simulations): optimal 99."), "{s}");
+    assert!(s.contains("MCTS optimal 99."), "{s}");
+    // tic-tac-toe's test set is one whole
+    let out = tabula(&["accuracy", "tictactoe", "--sets", "Test_L3_R1"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no named ones"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn accuracy_reports_each_named_connect4_set_on_its_own() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/connect4");
+    let dir = std::env::temp_dir().join(format!("tabula-labels-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let labels = dir.to_str().expect("UTF-8 path");
+    let args = [
+        "accuracy",
+        "connect4",
+        "--sets",
+        "Test_L3_R1,Test_L2_R2",
+        "--positions",
+        "6",
+        "--sims",
+        "50",
+        "--eval-data",
+        data,
+        "--labels",
+        labels,
+    ];
+    let out = tabula(&args, "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for set in ["6 positions of Test_L3_R1:", "6 positions of Test_L2_R2:"] {
+        assert!(s.contains(set), "{s}");
+    }
+    assert_eq!(s.matches("result mistakes").count(), 2, "{s}");
+    // the labels are kept, and read back the second time
+    let kept = std::fs::read_dir(labels).expect("labels").count();
+    assert_eq!(kept, 2);
+    let again = tabula(&args, "");
+    assert_eq!(text(&again.stdout), s);
+    assert!(!text(&again.stderr).contains("classifying"));
+
+    let mut bad = args;
+    bad[3] = "Test_L9_R9";
+    let out = tabula(&bad, "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("Test_L1_R3"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -114,6 +114,25 @@ fn match_refuses_broken_engines_without_hanging() {
         "{}",
         text(&out.stderr)
     );
+    // a program that is not there is named as such
+    let out = tabula(
+        &[
+            "match",
+            "--opponent",
+            "no-such-engine-here --mode gtp",
+            "--games",
+            "1",
+            "--out",
+            dir,
+        ],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("could not start: command not found"),
+        "{}",
+        text(&out.stderr)
+    );
     // an engine that never answers is given up on (and killed) after the timeout
     let started = std::time::Instant::now();
     let out = tabula(

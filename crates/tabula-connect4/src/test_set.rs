@@ -11,8 +11,19 @@ use tabula_search::exact::{EvalSet, TestPosition};
 
 use crate::solver::{Solver, SolverError};
 
-/// The sets the positions come from, half of the positions each.
+/// The sets training runs measure on by default, half of the positions each.
 pub const SETS: [&str; 2] = ["Test_L2_R1", "Test_L1_R1"];
+
+/// All six of Pons' sets: end, middle and beginning of the game (L3, L2, L1), easy to
+/// hard (R1..R3).
+pub const ALL_SETS: [&str; 6] = [
+    "Test_L3_R1",
+    "Test_L2_R1",
+    "Test_L2_R2",
+    "Test_L1_R1",
+    "Test_L1_R2",
+    "Test_L1_R3",
+];
 
 /// Why the test set could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -40,19 +51,30 @@ struct Cached {
     keeps: Vec<usize>,
 }
 
-/// `count` positions (0: all 2,000) of [`SETS`] in `dir`, classified by the solver;
-/// the classification is kept in `cache` (written atomically) and read back from it
-/// next time, since the early positions of Test_L1_R1 take a minute or two.
+/// `count` positions (0: all 1,000 of each) of `sets` (names of [`ALL_SETS`]) in
+/// `dir`, an equal share from each, classified by the solver; the classification is
+/// kept in `cache` (written atomically) and read back from it next time, since the
+/// early positions of Test_L1_R1 take a minute or two.
 pub fn pons_test_set(
     dir: &Path,
+    sets: &[&str],
     count: usize,
     cache: &Path,
     log: &mut dyn FnMut(&str),
 ) -> Result<EvalSet<ConnectFour>, TestSetError> {
+    if let Some(bad) = sets.iter().find(|s| !ALL_SETS.contains(s)) {
+        return Err(TestSetError::Format(format!(
+            "no test set {bad:?} (Pons' sets are {})",
+            ALL_SETS.join(", ")
+        )));
+    }
+    if sets.is_empty() {
+        return Err(TestSetError::Format("no test set named".into()));
+    }
     let per_set = if count == 0 {
         usize::MAX
     } else {
-        count.div_ceil(SETS.len())
+        count.div_ceil(sets.len())
     };
     let geo = Geometry::STANDARD;
     let cached: Vec<Cached> = match std::fs::read_to_string(cache) {
@@ -64,7 +86,7 @@ pub fn pons_test_set(
                 solver.set_book(book);
             }
             let mut out = Vec::new();
-            for set in SETS {
+            for &set in sets {
                 let path = dir.join(set);
                 let text = std::fs::read_to_string(&path).map_err(|source| TestSetError::Io {
                     path: path.clone(),
@@ -120,12 +142,7 @@ pub fn pons_test_set(
         });
     }
     Ok(EvalSet {
-        name: format!(
-            "{} positions of {} and {}",
-            positions.len(),
-            SETS[0],
-            SETS[1]
-        ),
+        name: format!("{} positions of {}", positions.len(), sets.join(" and ")),
         positions,
     })
 }

@@ -37,6 +37,9 @@ pub struct TestSetSource {
     pub positions: usize,
     /// A file where a slow classification is kept between runs.
     pub cache: PathBuf,
+    /// The named subsets wanted (of [`Capabilities::test_set_names`]); empty: the
+    /// game's default mix.
+    pub sets: Vec<String>,
 }
 
 /// What a game offers beyond its rules. Every method has a default meaning "not
@@ -69,6 +72,12 @@ pub trait Capabilities: Game {
         _log: &mut dyn FnMut(&str),
     ) -> Option<Result<EvalSet<Self>, CapabilityError>> {
         None
+    }
+
+    /// The named subsets of the test set (e.g. Pons' six Connect Four sets), each to be
+    /// measured on its own; empty when the test set is one whole.
+    fn test_set_names(&self) -> &'static [&'static str] {
+        &[]
     }
 
     /// The game's training defaults as TOML laid over the generic ones (e.g. a larger
@@ -233,14 +242,25 @@ impl Capabilities for ConnectFour {
     ) -> Option<Result<EvalSet<Self>, CapabilityError>> {
         // Pons' sets are 7x6 positions.
         (self.geometry() == tabula_core::connect4::Geometry::STANDARD).then(|| {
-            tabula_connect4::test_set::pons_test_set(
+            use tabula_connect4::test_set::{pons_test_set, SETS};
+            let named: Vec<&str> = source.sets.iter().map(String::as_str).collect();
+            pons_test_set(
                 &source.data_dir,
+                if named.is_empty() { &SETS } else { &named },
                 source.positions,
                 &source.cache,
                 log,
             )
             .map_err(CapabilityError::from)
         })
+    }
+
+    fn test_set_names(&self) -> &'static [&'static str] {
+        if self.geometry() == tabula_core::connect4::Geometry::STANDARD {
+            &tabula_connect4::test_set::ALL_SETS
+        } else {
+            &[]
+        }
     }
 
     fn training_defaults(&self) -> &'static str {
