@@ -91,6 +91,11 @@ pub struct NetConfig {
     pub steps: usize,
     /// Samples per training step.
     pub batch_size: usize,
+    /// At most this many samples per position in the window in one iteration (0: no
+    /// cap): a run whose window is still nearly empty — above all one started from
+    /// `--init`, whose network is already good — takes fewer steps instead of learning
+    /// its first few thousand positions by heart.
+    pub max_reuse: f64,
     /// Augment samples with a random symmetry of the game.
     pub symmetries: bool,
     /// The heads: `dense` (AlphaZero's) or `katago` (per-point policy, pooled value,
@@ -107,6 +112,7 @@ impl Default for NetConfig {
             replay_window: 20_000,
             steps: 100,
             batch_size: 128,
+            max_reuse: 0.0,
             symmetries: true,
             heads: tabula_nn::Heads::Dense,
             optimizer: TrainConfig::default(),
@@ -288,7 +294,7 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         // Every number in its range (NaN fails every range test).
-        let ranges: [(&str, f64, f64, f64); 11] = [
+        let ranges: [(&str, f64, f64, f64); 12] = [
             ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
             (
                 "selfplay.dirichlet_total",
@@ -311,6 +317,7 @@ impl ZeroConfig {
                 100.0,
             ),
             ("gate.threshold", self.gate.threshold, 0.0, 1.0),
+            ("net.max_reuse", self.net.max_reuse, 0.0, 1e6),
             (
                 "net.optimizer.learning_rate",
                 self.net.optimizer.learning_rate,

@@ -692,7 +692,17 @@ pub(crate) fn initial_weights<G: Game>(
     .weights())
 }
 
-/// One round of training for iteration `it`: `net.steps` steps on batches drawn from
+/// Training steps for one iteration over a window of `positions`: `net.steps`, fewer
+/// where `net.max_reuse` caps the samples per position (at least one step).
+pub(crate) fn steps_for(net: &crate::config::NetConfig, positions: usize) -> usize {
+    if net.max_reuse <= 0.0 {
+        return net.steps;
+    }
+    let cap = (net.max_reuse * positions as f64 / net.batch_size.max(1) as f64).ceil();
+    net.steps.min(cap as usize).max(1)
+}
+
+/// One round of training for iteration `it`: [`steps_for`] steps on batches drawn from
 /// `replay`; returns the mean losses and the new weights. A non-finite loss or weight is
 /// [`ZeroError::Diverged`], naming `kept`, the iteration the run stays at.
 pub(crate) fn train_round<G: Game>(
@@ -704,9 +714,10 @@ pub(crate) fn train_round<G: Game>(
     it: usize,
     kept: usize,
 ) -> Result<(Losses, WeightFile), ZeroError> {
-    progress.start(&format!("iteration {it}: training"), cfg.net.steps as u64);
+    let steps = steps_for(&cfg.net, replay.len());
+    progress.start(&format!("iteration {it}: training"), steps as u64);
     let mut sum = Losses::default();
-    for step in 1..=cfg.net.steps {
+    for step in 1..=steps {
         let batch = replay.batch(cfg.net.batch_size, cfg.net.symmetries, rng);
         let l = trainer.step(&batch)?;
         if !l.total().is_finite() {
@@ -728,12 +739,12 @@ pub(crate) fn train_round<G: Game>(
         progress.tick();
     }
     progress.finish();
-    let steps = cfg.net.steps.max(1) as f32;
+    let n = steps.max(1) as f32;
     let losses = Losses {
-        policy: sum.policy / steps,
-        value: sum.value / steps,
-        ownership: sum.ownership / steps,
-        score: sum.score / steps,
+        policy: sum.policy / n,
+        value: sum.value / n,
+        ownership: sum.ownership / n,
+        score: sum.score / n,
     };
     let weights = trainer.weights();
     if let Some(t) = weights
@@ -743,7 +754,7 @@ pub(crate) fn train_round<G: Game>(
     {
         return Err(ZeroError::Diverged {
             iteration: it,
-            step: cfg.net.steps,
+            step: steps,
             what: format!("tensor {} holds a non-finite weight", t.name),
             kept,
         });
@@ -854,6 +865,21 @@ mod tests {
             "iterations = 1\n[selfplay]\ngames = 2\nsimulations = 8\n[net]\nsteps = 2\nbatch_size = 8\n[eval]\nevery = 0\n[gate]\nenabled = false\n",
         )
         .unwrap()
+    }
+
+    #[test]
+    fn max_reuse_caps_the_steps_of_a_nearly_empty_window() {
+        let mut net = crate::config::NetConfig {
+            steps: 60,
+            batch_size: 256,
+            ..Default::default()
+        };
+        assert_eq!(steps_for(&net, 100), 60, "no cap by default");
+        net.max_reuse = 1.0;
+        // 2,370 positions sampled at most once each: 10 batches of 256
+        assert_eq!(steps_for(&net, 2_370), 10);
+        assert_eq!(steps_for(&net, 0), 1, "always at least one step");
+        assert_eq!(steps_for(&net, 150_000), 60, "a full window takes every step");
     }
 
     fn tmp(name: &str) -> PathBuf {
