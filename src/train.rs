@@ -191,6 +191,8 @@ impl GameVisitor for Train<'_> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = run_eval_set(&game, args, &config, &dir.join("eval-set.json"));
         let progress = Bars::new(args.quiet);
+        let teacher_game = game.clone();
+        let teacher = move || teacher_game.uct_knowledge();
         let run = Run::open(
             dir,
             config,
@@ -199,7 +201,8 @@ impl GameVisitor for Train<'_> {
             eval_set.as_ref(),
             &progress,
             args.restart,
-        )?;
+        )?
+        .with_teacher(&teacher);
         let state = run.train()?;
         eprintln!(
             "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",
@@ -274,6 +277,9 @@ fn train_shared<G: Capabilities>(
     let config = resolve_config(args, location, stored, defaults)?;
     if config.gate.enabled {
         eprintln!("note: shared runs publish every generation (no gating)");
+    }
+    if config.teacher.iterations > 0 {
+        bail!("teacher games (teacher.iterations) are played by local runs only; set it to 0 for a shared run");
     }
     // The run lives in a store: the set's classification is cached beside the machine's
     // other temporary files instead.

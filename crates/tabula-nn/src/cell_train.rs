@@ -40,6 +40,8 @@ pub struct CellTrainer {
     device: Device,
     config: TrainConfig,
     steps: u64,
+    /// `steps` when this trainer (and its optimiser) started.
+    first_step: u64,
 }
 
 impl CellTrainer {
@@ -49,6 +51,11 @@ impl CellTrainer {
     pub fn from_file(file: &CellNetFile, config: TrainConfig) -> Result<CellTrainer, NnError> {
         let device = training_device();
         let model = file.to_model(&device)?;
+        let steps = file
+            .extra
+            .get("steps")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         Ok(CellTrainer {
             arch: file.arch,
             task: file.task.clone(),
@@ -56,11 +63,8 @@ impl CellTrainer {
             optimizer: build_optimizer(&config),
             device,
             config,
-            steps: file
-                .extra
-                .get("steps")
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0),
+            steps,
+            first_step: steps,
         })
     }
 
@@ -119,7 +123,11 @@ impl CellTrainer {
             )
         })?;
         let grads = GradientsParams::from_grads(grads, &model);
-        let lr = self.config.learning_rate_at(self.steps);
+        // No optimiser state is ever loaded here: the steps since `from_file` are the
+        // warm-up's count.
+        let lr = self
+            .config
+            .learning_rate_after(self.steps, Some(self.steps - self.first_step));
         self.model = Some(self.optimizer.step(lr, model, grads));
         self.steps += 1;
         Ok(value)

@@ -46,6 +46,11 @@ pub struct TrainConfig {
     pub momentum: f64,
     /// L2 weight decay.
     pub weight_decay: f64,
+    /// Ramp the learning rate up linearly over this many steps whenever the optimiser
+    /// starts without saved moments (a new run, or one started from `--init`), so that
+    /// Adam's first, noisy estimates do not shake a network that is already good
+    /// (0: no warm-up). A resumed run that loads its optimiser state skips it.
+    pub warmup_steps: u64,
 }
 
 impl Default for TrainConfig {
@@ -57,6 +62,7 @@ impl Default for TrainConfig {
             lr_decay: 0.5,
             momentum: 0.9,
             weight_decay: 1e-4,
+            warmup_steps: 0,
         }
     }
 }
@@ -67,6 +73,17 @@ impl TrainConfig {
         match self.lr_decay_steps {
             0 => self.learning_rate,
             n => self.learning_rate * self.lr_decay.powi((step / n).min(1000) as i32),
+        }
+    }
+
+    /// The learning rate at `step` when the optimiser has taken `fresh` steps since it
+    /// started without saved moments (`None`: it continues a saved state), warm-up
+    /// included.
+    pub fn learning_rate_after(&self, step: u64, fresh: Option<u64>) -> f64 {
+        let lr = self.learning_rate_at(step);
+        match fresh {
+            Some(k) if k < self.warmup_steps => lr * (k + 1) as f64 / self.warmup_steps as f64,
+            _ => lr,
         }
     }
 }
@@ -147,6 +164,9 @@ pub struct Trainer {
     device: Device,
     config: TrainConfig,
     steps: u64,
+    /// Steps taken since the optimiser started without saved state (`None` once a
+    /// saved state was loaded): what the warm-up counts.
+    fresh_steps: Option<u64>,
 }
 
 impl Trainer {
@@ -187,6 +207,7 @@ impl Trainer {
             device,
             config,
             steps: 0,
+            fresh_steps: Some(0),
         }
     }
 
@@ -301,6 +322,7 @@ impl Trainer {
         let (model, optimizer) = crate::optim_state::apply(loaded, model, fresh);
         self.model = Some(model);
         self.optimizer = optimizer;
+        self.fresh_steps = None;
         Ok(())
     }
 
@@ -310,7 +332,12 @@ impl Trainer {
         let grads = total.backward();
         let model = self.take_model()?;
         let grads = GradientsParams::from_grads(grads, &model);
-        let lr = self.config.learning_rate_at(self.steps);
+        let lr = self
+            .config
+            .learning_rate_after(self.steps, self.fresh_steps);
+        if let Some(fresh) = self.fresh_steps.as_mut() {
+            *fresh += 1;
+        }
         self.model = Some(self.optimizer.step(lr, model, grads));
         self.steps += 1;
         Ok(losses)
@@ -441,6 +468,66 @@ mod tests {
             batch.value.push(rng.random_range(-1.0..1.0));
         }
         batch
+    }
+
+    #[test]
+    fn warm_up_ramps_a_fresh_optimiser_only() {
+        let config = TrainConfig {
+            learning_rate: 1e-3,
+            lr_decay_steps: 100,
+            lr_decay: 0.5,
+            warmup_steps: 4,
+            ..TrainConfig::default()
+        };
+        // a network from --init at step 150: the decayed rate, ramped over 4 steps
+        let lr = |fresh| config.learning_rate_after(150, fresh);
+        assert!((lr(Some(0)) - 1.25e-4).abs() < 1e-12);
+        assert!((lr(Some(3)) - 5e-4).abs() < 1e-12);
+        assert!((lr(Some(4)) - 5e-4).abs() < 1e-12);
+        assert!(
+            (lr(None) - 5e-4).abs() < 1e-12,
+            "a loaded state is not warmed up"
+        );
+        let off = TrainConfig::default();
+        assert_eq!(off.learning_rate_after(0, Some(0)), off.learning_rate);
+
+        // The trainer counts its fresh steps: with a warm-up the first step moves the
+        // weights less than without, and a trainer that loaded its state does not warm up.
+        let game = TicTacToe::new();
+        let arch = Architecture::for_game(&game, 1, 8);
+        let batch = random_batch(&arch, 8, 6);
+        let plain = TrainConfig {
+            learning_rate: 1e-2,
+            ..TrainConfig::default()
+        };
+        let warm = TrainConfig {
+            warmup_steps: 100,
+            ..plain.clone()
+        };
+        let start = Trainer::new(&arch, "tictactoe", plain.clone(), 2).weights();
+        let moved = |config: &TrainConfig, state: Option<&[u8]>| -> f32 {
+            let mut t = Trainer::from_weights(&start, config.clone()).unwrap();
+            if let Some(s) = state {
+                t.load_optimizer_state(s).unwrap();
+            }
+            t.step(&batch).unwrap();
+            let w = t.weights();
+            // Learned parameters only: batch norm's running statistics move without
+            // the optimiser.
+            w.tensors
+                .iter()
+                .zip(&start.tensors)
+                .filter(|(x, _)| !x.name.contains("running"))
+                .flat_map(|(x, y)| x.data.iter().zip(&y.data).map(|(p, q)| (p - q).abs()))
+                .fold(0.0, f32::max)
+        };
+        let (full, ramped) = (moved(&plain, None), moved(&warm, None));
+        assert!(ramped < full * 0.05, "{ramped} vs {full}");
+        let mut other = Trainer::from_weights(&start, plain.clone()).unwrap();
+        other.step(&batch).unwrap();
+        let state = other.optimizer_state().unwrap();
+        let resumed = moved(&warm, Some(&state));
+        assert!(resumed > full * 0.5, "{resumed} vs {full}");
     }
 
     #[test]

@@ -145,6 +145,36 @@ impl Default for GateConfig {
     }
 }
 
+/// A teacher for the first iterations: games played by UCT with the game's own playout
+/// knowledge (Go: heavy playouts, priors, learned patterns), recorded like self-play —
+/// the root's visit shares are the policy targets, the results the value targets — so a
+/// network starts from what the classic engine of this project knows, then learns on
+/// by self-play. No other engine's answers are used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeacherConfig {
+    /// Iterations whose games the teacher plays (the first ones; 0: none).
+    pub iterations: usize,
+    /// UCT simulations per move.
+    pub playouts: usize,
+    /// UCT's exploration constant.
+    pub exploration: f64,
+    /// UCT's RAVE equivalence (0: off).
+    pub rave: f64,
+}
+
+impl Default for TeacherConfig {
+    fn default() -> Self {
+        // The strength-tuned settings of `tabula gtp` (issue 11).
+        TeacherConfig {
+            iterations: 0,
+            playouts: 800,
+            exploration: 0.1,
+            rave: 3000.0,
+        }
+    }
+}
+
 /// Measuring progress against the exact solver.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -183,6 +213,8 @@ pub struct ZeroConfig {
     pub search: SearchSettings,
     /// Self-play.
     pub selfplay: SelfPlayConfig,
+    /// UCT games for the first iterations (off by default).
+    pub teacher: TeacherConfig,
     /// Network and training.
     pub net: NetConfig,
     /// Gating.
@@ -210,6 +242,7 @@ impl ZeroConfig {
             time_limit_s: 0,
             search: SearchSettings::default(),
             selfplay: SelfPlayConfig::default(),
+            teacher: TeacherConfig::default(),
             net: NetConfig::default(),
             gate: GateConfig::default(),
             eval: EvalConfig::default(),
@@ -294,7 +327,9 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         // Every number in its range (NaN fails every range test).
-        let ranges: [(&str, f64, f64, f64); 12] = [
+        let ranges: [(&str, f64, f64, f64); 14] = [
+            ("teacher.exploration", self.teacher.exploration, 0.0, 100.0),
+            ("teacher.rave", self.teacher.rave, 0.0, 1e9),
             ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
             (
                 "selfplay.dirichlet_total",
@@ -353,6 +388,7 @@ impl ZeroConfig {
         let counts = [
             ("selfplay.parallel_games", s.parallel_games, 1, 4096),
             ("selfplay.threads", s.threads, 0, 1024),
+            ("teacher.playouts", self.teacher.playouts, 1, 10_000_000),
             ("net.batch_size", self.net.batch_size, 1, 65_536),
         ];
         for (name, v, lo, hi) in counts {

@@ -2,6 +2,7 @@
 //!
 //! - [`config`]: the run's TOML configuration with per-game defaults;
 //! - [`selfplay`]: games through the batched MCTS, many at once per thread;
+//! - [`teacher`]: UCT games for a run's first iterations;
 //! - [`records`]: the compressed game-record files;
 //! - [`replay`]: the replay window and symmetry-augmented batches;
 //! - [`accuracy`]: the share of optimal moves against an exact solver;
@@ -21,6 +22,7 @@ pub mod run;
 pub mod selfplay;
 pub mod shared;
 pub mod store;
+pub mod teacher;
 
 pub use accuracy::{Accuracy, EvalSet, TestPosition};
 pub use config::ZeroConfig;

@@ -42,6 +42,7 @@ use crate::lock::RunLock;
 use crate::records::{read_records, write_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::selfplay::{play_games, SelfPlayStats};
+use crate::teacher::{play_teacher_games, KnowledgeSource};
 use crate::ZeroError;
 
 /// What the run has done so far (`state.json`).
@@ -259,6 +260,7 @@ pub struct Run<'a, G: Game> {
     config: ZeroConfig,
     start: G,
     eval_set: Option<&'a EvalSet<G>>,
+    teacher: Option<&'a KnowledgeSource<'a, G>>,
     progress: &'a dyn Progress,
     _lock: RunLock,
 }
@@ -289,6 +291,7 @@ impl<'a, G: Game> Run<'a, G> {
             config,
             start,
             eval_set,
+            teacher: None,
             progress,
             _lock: lock,
         };
@@ -322,6 +325,13 @@ impl<'a, G: Game> Run<'a, G> {
             write_atomic(&run.path("config.toml"), run.config.to_toml().as_bytes())?;
         }
         Ok(run)
+    }
+
+    /// Gives the knowledge (heavy playouts, priors) that the UCT teacher of the first
+    /// `teacher.iterations` plays with; without it the teacher plays light playouts.
+    pub fn with_teacher(mut self, knowledge: &'a KnowledgeSource<'a, G>) -> Self {
+        self.teacher = Some(knowledge);
+        self
     }
 
     /// The files a run writes that are in the directory (not the cached eval set).
@@ -499,21 +509,38 @@ impl<'a, G: Game> Run<'a, G> {
                     });
                 (records, stats)
             } else {
+                let phase = if it <= cfg.teacher.iterations {
+                    "teacher games"
+                } else {
+                    "self-play"
+                };
                 self.progress.start(
-                    &format!("iteration {it}: self-play"),
+                    &format!("iteration {it}: {phase}"),
                     cfg.selfplay.games as u64,
                 );
                 let tick = |_: &GameRecord| self.progress.tick();
                 let seed = cfg.seed.wrapping_mul(1_000_003).wrapping_add(it as u64);
-                let (records, stats) = play_games(
-                    &self.start,
-                    best_net.clone(),
-                    cfg.selfplay.games,
-                    &cfg.search,
-                    &cfg.selfplay,
-                    seed,
-                    &tick,
-                )?;
+                let (records, stats) = if it <= cfg.teacher.iterations {
+                    play_teacher_games(
+                        &self.start,
+                        cfg.selfplay.games,
+                        &cfg.teacher,
+                        &cfg.selfplay,
+                        self.teacher.unwrap_or(&|| None),
+                        seed,
+                        &tick,
+                    )?
+                } else {
+                    play_games(
+                        &self.start,
+                        best_net.clone(),
+                        cfg.selfplay.games,
+                        &cfg.search,
+                        &cfg.selfplay,
+                        seed,
+                        &tick,
+                    )?
+                };
                 self.progress.finish();
                 let stats_text = serde_json::to_string(&stats).unwrap_or_default();
                 write_atomic(&self.path(&stats_name(it)), stats_text.as_bytes())?;
@@ -879,7 +906,11 @@ mod tests {
         // 2,370 positions sampled at most once each: 10 batches of 256
         assert_eq!(steps_for(&net, 2_370), 10);
         assert_eq!(steps_for(&net, 0), 1, "always at least one step");
-        assert_eq!(steps_for(&net, 150_000), 60, "a full window takes every step");
+        assert_eq!(
+            steps_for(&net, 150_000),
+            60,
+            "a full window takes every step"
+        );
     }
 
     fn tmp(name: &str) -> PathBuf {
@@ -971,6 +1002,42 @@ mod tests {
         assert!(!dir.join(checkpoint_name(1)).exists(), "nothing saved");
         assert!(read_metrics(&dir).unwrap().is_empty());
         drop(run);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_first_iterations_are_played_by_the_teacher_then_by_the_network() {
+        let dir = tmp("teacher");
+        let mut config = small_config();
+        config.iterations = 2;
+        config.teacher.iterations = 1;
+        config.teacher.playouts = 50;
+        let called = std::sync::atomic::AtomicUsize::new(0);
+        type Found = Option<Box<dyn tabula_search::uct::Knowledge<TicTacToe> + Send + Sync>>;
+        let knowledge = || -> Found {
+            called.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            None
+        };
+        Run::open(&dir, config, TicTacToe::new(), None, None, &Silent, false)
+            .unwrap()
+            .with_teacher(&knowledge)
+            .train()
+            .unwrap();
+        assert!(
+            called.into_inner() > 0,
+            "the teacher asked for its knowledge"
+        );
+        // The teacher's games make every position a policy target, played out to the
+        // end; the network's (playout-cap randomisation off here) too, but by MCTS,
+        // whose root values carry the network's noise.
+        let taught = read_records(&dir.join(games_name(1))).unwrap();
+        assert_eq!(taught.len(), 2);
+        assert!(taught.iter().all(|r| r.policy.iter().all(|p| p.is_some())));
+        assert!(taught.iter().all(|r| r.no_resign));
+        let metrics = read_metrics(&dir).unwrap();
+        assert_eq!(metrics.len(), 2);
+        assert_eq!(metrics[1].games, 4);
+        assert_eq!(read_state(&dir).unwrap().iteration, 2);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -90,10 +90,7 @@ pub fn play_games<G: Game>(
 ) -> Result<(Vec<GameRecord>, SelfPlayStats), ZeroError> {
     let started = Instant::now();
     let threads = config.thread_count().min(count.max(1));
-    let queue = Queue {
-        next: AtomicUsize::new(0),
-        count,
-    };
+    let queue = Queue::new(count);
     let results: Vec<Result<WorkerOutput, ZeroError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -116,26 +113,33 @@ pub fn play_games<G: Game>(
     }
     numbered.sort_by_key(|(n, _)| *n);
     let records: Vec<GameRecord> = numbered.into_iter().map(|(_, r)| r).collect();
-    for r in &records {
-        stats.games += 1;
-        stats.moves += r.moves.len();
-        stats.targets += r.policy.iter().filter(|p| p.is_some()).count();
-        match r.result {
-            x if x > 0.0 => stats.first_wins += 1,
-            x if x < 0.0 => stats.second_wins += 1,
-            _ => stats.draws += 1,
-        }
-        stats.resigned += r.resigned as usize;
-        if let Some(p) = r.would_resign {
-            stats.would_resign += 1;
-            let result = if p == 0 { r.result } else { -r.result };
-            if result >= 0.0 {
-                stats.false_resigns += 1;
+    stats.add_records(&records);
+    stats.seconds = started.elapsed().as_secs_f64();
+    Ok((records, stats))
+}
+
+impl SelfPlayStats {
+    /// Counts `records`' games, moves, targets, results and resignations.
+    pub(crate) fn add_records(&mut self, records: &[GameRecord]) {
+        for r in records {
+            self.games += 1;
+            self.moves += r.moves.len();
+            self.targets += r.policy.iter().filter(|p| p.is_some()).count();
+            match r.result {
+                x if x > 0.0 => self.first_wins += 1,
+                x if x < 0.0 => self.second_wins += 1,
+                _ => self.draws += 1,
+            }
+            self.resigned += r.resigned as usize;
+            if let Some(p) = r.would_resign {
+                self.would_resign += 1;
+                let result = if p == 0 { r.result } else { -r.result };
+                if result >= 0.0 {
+                    self.false_resigns += 1;
+                }
             }
         }
     }
-    stats.seconds = started.elapsed().as_secs_f64();
-    Ok((records, stats))
 }
 
 fn new_slot<G: Game>(
@@ -170,13 +174,22 @@ fn new_slot<G: Game>(
 }
 
 /// The numbers of the games still to play, shared by the workers.
-struct Queue {
+pub(crate) struct Queue {
     next: AtomicUsize,
     count: usize,
 }
 
 impl Queue {
-    fn take(&self) -> Option<usize> {
+    /// Games numbered `0..count`.
+    pub(crate) fn new(count: usize) -> Queue {
+        Queue {
+            next: AtomicUsize::new(0),
+            count,
+        }
+    }
+
+    /// The next game's number, if any is left.
+    pub(crate) fn take(&self) -> Option<usize> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         (n < self.count).then_some(n)
     }
