@@ -187,7 +187,13 @@ impl GameVisitor for Train<'_> {
         }
         let dir = Path::new(location);
         let stored = stored_config(dir, &defaults)?;
-        let config = resolve_config(args, location, stored, &defaults)?;
+        let new_run = stored.is_none() || args.restart;
+        let mut config = resolve_config(args, location, stored, &defaults)?;
+        if init.is_some() && new_run && config.teacher.iterations > 0 {
+            // A network given to start from has had its teaching: continue by self-play.
+            eprintln!("note: the run starts from --init, so it plays no teacher games (teacher.iterations = 0)");
+            config.teacher.iterations = 0;
+        }
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = run_eval_set(&game, args, &config, &dir.join("eval-set.json"));
         let progress = Bars::new(args.quiet);

@@ -200,7 +200,7 @@ fn the_shipped_7x7_network_answers_through_the_same_protocol() {
         &["--player", "mcts"],
         &[
             r#"{"id":"n","moves":[["B","D4"]],"rules":"chinese","komi":9,"boardXSize":7,"boardYSize":7,"maxVisits":100,"includeOwnership":true,"includePolicy":true}"#,
-            r#"{"id":"m","moves":[],"rules":"chinese","komi":9,"boardXSize":9,"boardYSize":9,"maxVisits":10}"#,
+            r#"{"id":"m","moves":[],"rules":"chinese","komi":9,"boardXSize":13,"boardYSize":13,"maxVisits":10}"#,
         ],
     );
     let n = by_id(&rs, "n");
@@ -216,7 +216,7 @@ fn the_shipped_7x7_network_answers_through_the_same_protocol() {
         .map(|m| m["visits"].as_u64().unwrap())
         .sum();
     assert!((99..=100).contains(&visits), "{visits}");
-    // no 9x9 network is shipped: the query is refused, the engine goes on
+    // no 13x13 network is shipped: the query is refused, the engine goes on
     let m = by_id(&rs, "m");
-    assert!(m[0]["error"].as_str().unwrap().contains("go:9"), "{m:?}");
+    assert!(m[0]["error"].as_str().unwrap().contains("go:13"), "{m:?}");
 }

@@ -216,3 +216,57 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_teacher_starts_a_run_and_a_run_from_init_skips_it() {
+    let run = tmp("teacher");
+    let config = run.with_extension("toml");
+    std::fs::write(
+        &config,
+        "game = \"tictactoe\"\niterations = 1\n[selfplay]\ngames = 6\n[teacher]\niterations = 1\nplayouts = 100\n[net]\nsteps = 2\n[eval]\nevery = 0\n",
+    )
+    .unwrap();
+    let train = |dir: &Path, init: Option<&Path>| {
+        let mut args = vec![
+            "train",
+            "tictactoe",
+            "--run",
+            dir.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--quiet",
+        ];
+        if let Some(p) = init {
+            args.extend(["--init", p.to_str().unwrap()]);
+        }
+        let out = tabula(&args, "");
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stderr)
+    };
+    train(&run, None);
+    let stats: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run.join("games/iter-0001.stats.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(stats["games"], 6);
+    assert_eq!(
+        stats["targets"], stats["moves"],
+        "the teacher's every move is a target"
+    );
+    assert_eq!(stats["evaluations"], 0, "no network played: {stats}");
+    let second = tmp("teacher-init");
+    let log = train(&second, Some(&run.join("best.safetensors")));
+    assert!(log.contains("no teacher games"), "{log}");
+    let stored = std::fs::read_to_string(second.join("config.toml")).unwrap();
+    assert!(stored.contains("[teacher]\niterations = 0"), "{stored}");
+    let stats: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(second.join("games/iter-0001.stats.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        stats["evaluations"].as_u64().unwrap() > 0,
+        "the network played: {stats}"
+    );
+    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(&second);
+}
