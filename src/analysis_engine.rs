@@ -83,6 +83,8 @@ const FIELDS: &[&str] = &[
     "includeOwnership",
     "includePolicy",
     "reportDuringSearchEvery",
+    "avoidMoves",
+    "allowMoves",
     "priority",
     "priorities",
 ];
@@ -93,8 +95,6 @@ const IGNORED: &[&str] = &[
     "rootFpuReductionMax",
     "includeMovesOwnership",
     "includePVVisits",
-    "avoidMoves",
-    "allowMoves",
     "overrideSettings",
     "whiteHandicapBonus",
 ];
@@ -554,6 +554,7 @@ impl Query<'_> {
                 evaluator,
                 settings,
                 seed: args.seed,
+                root_actions: None,
             };
             return Ok((Box::new(a), label));
         }
@@ -579,9 +580,131 @@ impl Query<'_> {
             ),
         };
         Ok((
-            Box::new(UctAnalyzer { config, knowledge }),
+            Box::new(UctAnalyzer {
+                config,
+                knowledge,
+                root_actions: None,
+            }),
             label.to_string(),
         ))
+    }
+}
+
+/// One `avoidMoves`/`allowMoves` entry: `{"player", "moves", "untilDepth"}`.
+struct MoveRule {
+    player: Player,
+    moves: Vec<String>,
+    until_depth: u64,
+}
+
+/// The entries of `avoidMoves` or `allowMoves` (KataGo allows one `allowMoves` entry).
+fn move_rules(q: &Map<String, Value>, field: &'static str) -> Result<Vec<MoveRule>, FieldError> {
+    let Some(v) = q.get(field) else {
+        return Ok(Vec::new());
+    };
+    let shape = || {
+        bad(
+            field,
+            format!("{field} must be a list of {{\"player\", \"moves\", \"untilDepth\"}}"),
+        )
+    };
+    let entries = v.as_array().ok_or_else(shape)?;
+    if field == "allowMoves" && entries.len() > 1 {
+        return Err(bad(field, "allowMoves takes one entry at most"));
+    }
+    entries
+        .iter()
+        .map(|e| {
+            let e = e.as_object().ok_or_else(shape)?;
+            let player = e
+                .get("player")
+                .and_then(player_of)
+                .ok_or_else(|| bad(field, format!("{field}: player must be \"B\" or \"W\"")))?;
+            let moves = e
+                .get("moves")
+                .and_then(Value::as_array)
+                .and_then(|m| m.iter().map(|x| x.as_str().map(str::to_string)).collect())
+                .ok_or_else(|| bad(field, format!("{field}: moves must be a list of locations")))?;
+            let until_depth = e
+                .get("untilDepth")
+                .and_then(Value::as_u64)
+                .filter(|&d| d >= 1)
+                .ok_or_else(|| {
+                    bad(
+                        field,
+                        format!("{field}: untilDepth must be an integer >= 1"),
+                    )
+                })?;
+            Ok(MoveRule {
+                player,
+                moves,
+                until_depth,
+            })
+        })
+        .collect()
+}
+
+impl Query<'_> {
+    /// The root actions `allowMoves` and `avoidMoves` leave at `pos` (`None`: no rule
+    /// applies). Rules act on the root's moves (depth 1); one that reaches deeper is
+    /// warned about once, as is one for the player not to move (its first ply would
+    /// be below the root).
+    fn root_actions<G: Capabilities>(
+        &self,
+        pos: &G,
+        allow: &[MoveRule],
+        avoid: &[MoveRule],
+        warned: &mut bool,
+    ) -> Result<Option<Vec<usize>>, FieldError> {
+        if allow.is_empty() && avoid.is_empty() {
+            return Ok(None);
+        }
+        if !*warned
+            && allow
+                .iter()
+                .chain(avoid)
+                .any(|r| r.until_depth > 1 || r.player != pos.to_move())
+        {
+            *warned = true;
+            self.out.warning(
+                "allowMoves/avoidMoves restrict the moves at the root only; deeper plies are searched in full",
+                if allow.is_empty() { "avoidMoves" } else { "allowMoves" },
+                self.id,
+            );
+        }
+        let actions = |rules: &[MoveRule], field: &'static str| -> Result<Vec<usize>, FieldError> {
+            let mut out = Vec::new();
+            for r in rules.iter().filter(|r| r.player == pos.to_move()) {
+                for m in &r.moves {
+                    let mv = pos
+                        .parse_move(m)
+                        .map_err(|e| bad(field, format!("{field}: {m}: {e}")))?;
+                    out.push(pos.action_of(mv));
+                }
+            }
+            Ok(out)
+        };
+        let allowed = actions(allow, "allowMoves")?;
+        let avoided = actions(avoid, "avoidMoves")?;
+        let applies_allow = allow.iter().any(|r| r.player == pos.to_move());
+        let left: Vec<usize> = pos
+            .legal_moves()
+            .into_iter()
+            .map(|m| pos.action_of(m))
+            .filter(|a| (!applies_allow || allowed.contains(a)) && !avoided.contains(a))
+            .collect();
+        if left.is_empty() && !pos.is_terminal() {
+            let field = if applies_allow {
+                "allowMoves"
+            } else {
+                "avoidMoves"
+            };
+            return Err(bad(
+                field,
+                "allowMoves/avoidMoves leave no legal move to search",
+            ));
+        }
+        Ok(Some(left))
     }
 }
 
@@ -627,6 +750,12 @@ impl GameVisitor for Query<'_> {
         };
         let include_ownership = flag(q, "includeOwnership")?;
         let include_policy = flag(q, "includePolicy")?;
+        let (allow, avoid) = (move_rules(q, "allowMoves")?, move_rules(q, "avoidMoves")?);
+        let mut warned = false;
+        let roots = turns
+            .iter()
+            .map(|&t| self.root_actions(&positions[t], &allow, &avoid, &mut warned))
+            .collect::<Result<Vec<_>, _>>()?;
         let (mut analyzer, _label) = self.analyzer(&positions[0])?;
         let limits = AnalysisLimits {
             max_visits: Some(max_visits),
@@ -634,8 +763,9 @@ impl GameVisitor for Query<'_> {
             report_every: every,
             pv_length: 15,
         };
-        for turn in turns {
+        for (turn, root) in turns.into_iter().zip(roots) {
             let pos = &positions[turn];
+            analyzer.restrict_root(root);
             if !self.control.start(self.id, turn) {
                 self.out.send(&json!({"id": self.id, "isDuringSearch": false, "noResults": true, "turnNumber": turn}));
                 continue;

@@ -220,3 +220,67 @@ fn the_shipped_7x7_network_answers_through_the_same_protocol() {
     let m = by_id(&rs, "m");
     assert!(m[0]["error"].as_str().unwrap().contains("go:13"), "{m:?}");
 }
+
+#[test]
+fn allow_and_avoid_moves_restrict_the_root_and_bad_rules_are_errors() {
+    let rs = responses(
+        &["--max-visits", "60"],
+        &[
+            // KaTrain's region of interest: White may only answer at C3, G7 or pass
+            r#"{"id":"allow","moves":[["B","E5"]],"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"W","moves":["C3","G7","pass"],"untilDepth":1}]}"#,
+            // Black's two central points are avoided; analyzeTurns 0 and 1 (White to
+            // move at turn 1: the rule is Black's, so White's root is unrestricted)
+            r#"{"id":"avoid","moves":[["B","A1"]],"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,1],"avoidMoves":[{"player":"B","moves":["E5","D5"],"untilDepth":1}]}"#,
+            r#"{"id":"deep","moves":[],"boardXSize":9,"boardYSize":9,"avoidMoves":[{"player":"B","moves":["E5"],"untilDepth":4}]}"#,
+            r#"{"id":"e1","moves":[],"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"B","moves":["Z9"],"untilDepth":1}]}"#,
+            r#"{"id":"e2","moves":[["B","E5"]],"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"W","moves":["E5"],"untilDepth":1}]}"#,
+            r#"{"id":"e3","moves":[],"boardXSize":9,"boardYSize":9,"avoidMoves":{"player":"B"}}"#,
+            r#"{"id":"e4","moves":[],"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"B","moves":["E5"],"untilDepth":0}]}"#,
+            r#"{"id":"e5","moves":[],"boardXSize":9,"boardYSize":9,"allowMoves":[{"player":"B","moves":["E5"],"untilDepth":1},{"player":"B","moves":["D5"],"untilDepth":1}]}"#,
+            r#"{"id":"e6","moves":[],"boardXSize":9,"boardYSize":9,"avoidMoves":[{"player":"X","moves":["E5"],"untilDepth":1}]}"#,
+        ],
+    );
+    let moves = |r: &Value| -> Vec<String> {
+        let mut m: Vec<String> = r["moveInfos"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap().to_string())
+            .collect();
+        m.sort();
+        m
+    };
+    let allow = by_id(&rs, "allow");
+    assert_eq!(allow.len(), 1, "{rs:?}");
+    assert_eq!(moves(allow[0]), ["C3", "G7", "pass"]);
+    let avoid = by_id(&rs, "avoid");
+    let turn = |t: u64| *avoid.iter().find(|r| r["turnNumber"] == t).unwrap();
+    let black = moves(turn(0));
+    assert!(
+        !black.is_empty()
+            && !black.contains(&"E5".to_string())
+            && !black.contains(&"D5".to_string())
+    );
+    let white = moves(turn(1));
+    assert!(white.len() > black.len(), "White's root is not restricted");
+    let deep = by_id(&rs, "deep");
+    assert!(deep.iter().any(|r| r["warning"]
+        .as_str()
+        .is_some_and(|w| w.contains("root only"))));
+    assert!(deep.iter().any(|r| r
+        .get("moveInfos")
+        .is_some_and(|_| !moves(r).contains(&"E5".to_string()))));
+    for (id, field) in [
+        ("e1", "allowMoves"),
+        ("e2", "allowMoves"),
+        ("e3", "avoidMoves"),
+        ("e4", "allowMoves"),
+        ("e5", "allowMoves"),
+        ("e6", "avoidMoves"),
+    ] {
+        let r = by_id(&rs, id);
+        assert_eq!(r.len(), 1, "{id}: {r:?}");
+        assert_eq!(r[0]["field"], field, "{id}: {}", r[0]);
+        assert!(r[0]["error"].as_str().is_some(), "{id}: {}", r[0]);
+    }
+}

@@ -140,6 +140,10 @@ pub trait Analyzer<G: Game> {
     fn ownership(&mut self, _game: &G) -> Option<Vec<f32>> {
         None
     }
+
+    /// Later searches consider only these root actions (`None`: every legal move), as
+    /// KataGo's `allowMoves`/`avoidMoves` with `untilDepth` 1.
+    fn restrict_root(&mut self, actions: Option<Vec<usize>>);
 }
 
 /// Calls `report` when a report is due; tracks when the last one was made.
@@ -175,6 +179,8 @@ pub struct MctsAnalyzer<E> {
     pub settings: SearchSettings,
     /// Seed of the search.
     pub seed: u64,
+    /// The root's moves are these actions only (`None`: every legal move).
+    pub root_actions: Option<Vec<usize>>,
 }
 
 /// The snapshot of an MCTS search so far.
@@ -223,6 +229,7 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
         config.simulations = limits.simulations();
         config.time_limit = limits.max_time;
         let mut tree = Mcts::new(game.clone(), config);
+        tree.restrict_root(self.root_actions.clone());
         let mut reporter = Reporter::new(limits.report_every);
         let mut positions = Vec::new();
         let mut evaluations = Vec::new();
@@ -249,6 +256,10 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
 
     fn ownership(&mut self, game: &G) -> Option<Vec<f32>> {
         self.evaluator.final_estimate(game).map(|e| e.ownership)
+    }
+
+    fn restrict_root(&mut self, actions: Option<Vec<usize>>) {
+        self.root_actions = actions;
     }
 }
 
@@ -320,6 +331,8 @@ pub struct UctAnalyzer<G: Game> {
     pub config: UctConfig,
     /// Playout policy and priors.
     pub knowledge: Box<dyn Knowledge<G>>,
+    /// The root's moves are these actions only (`None`: every legal move).
+    pub root_actions: Option<Vec<usize>>,
 }
 
 impl<G: Game> Analyzer<G> for UctAnalyzer<G> {
@@ -337,6 +350,7 @@ impl<G: Game> Analyzer<G> for UctAnalyzer<G> {
             ..self.config
         };
         let mut uct = Uct::with_knowledge(config, &*self.knowledge);
+        uct.restrict_root(self.root_actions.clone());
         let mut reporter = Reporter::new(limits.report_every);
         uct.search_with(game, |uct, _| {
             if reporter.due() {
@@ -349,6 +363,10 @@ impl<G: Game> Analyzer<G> for UctAnalyzer<G> {
 
     fn ownership(&mut self, game: &G) -> Option<Vec<f32>> {
         crate::uct::playout_ownership(&self.knowledge, game, 400, self.config.seed)
+    }
+
+    fn restrict_root(&mut self, actions: Option<Vec<usize>>) {
+        self.root_actions = actions;
     }
 }
 
@@ -404,6 +422,7 @@ mod tests {
             evaluator: Box::new(UniformEvaluator),
             settings: SearchSettings::default(),
             seed: 1,
+            root_actions: None,
         };
         let mut reports = 0;
         let a = mcts.analyze(&won_for_x(), &limits, &stop, &mut |_| reports += 1);
@@ -412,6 +431,7 @@ mod tests {
         let mut uct = UctAnalyzer {
             config: UctConfig::default(),
             knowledge: Box::new(Light),
+            root_actions: None,
         };
         let mut last = 0;
         let a = uct.analyze(&won_for_x(), &limits, &stop, &mut |r| {
@@ -435,6 +455,7 @@ mod tests {
         let mut uct = UctAnalyzer {
             config: UctConfig::default(),
             knowledge: Box::new(Light),
+            root_actions: None,
         };
         let a = uct.analyze(&TicTacToe::new(), &limits, &stop, &mut |_| {});
         assert!(a.visits <= 16, "{a:?}");
@@ -442,6 +463,7 @@ mod tests {
             evaluator: Box::new(UniformEvaluator),
             settings: SearchSettings::default(),
             seed: 1,
+            root_actions: None,
         };
         mcts.analyze(&TicTacToe::new(), &limits, &stop, &mut |_| {});
         assert!(started.elapsed() < Duration::from_secs(5));

@@ -162,6 +162,7 @@ impl GoPlayer for UctPlayer {
                 ..self.config
             },
             knowledge: Box::new(self.knowledge.clone()),
+            root_actions: None,
         };
         let limits = AnalysisLimits {
             max_visits: cap_visits(limits.max_visits, self.config.simulations),
@@ -237,6 +238,7 @@ impl GoPlayer for MctsPlayer {
             evaluator: &mut self.evaluator,
             settings: self.settings,
             seed,
+            root_actions: None,
         };
         let limits = AnalysisLimits {
             max_visits: cap_visits(limits.max_visits, self.simulations),

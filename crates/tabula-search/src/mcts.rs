@@ -262,6 +262,9 @@ pub struct Mcts<G: Game> {
     root_priors: Vec<f32>,
     noise_applied: bool,
     pending: Vec<PendingLeaf<G::Move>>,
+    /// The root's moves are these actions only (KataGo's `allowMoves`/`avoidMoves` at
+    /// the root); `None`: every legal move.
+    root_actions: Option<Vec<usize>>,
     playouts_left: usize,
     simulations: usize,
     evaluations: usize,
@@ -279,11 +282,19 @@ impl<G: Game> Mcts<G> {
             root_priors: Vec::new(),
             noise_applied: false,
             pending: Vec::new(),
+            root_actions: None,
             playouts_left: 0,
             simulations: 0,
             evaluations: 0,
             started: Instant::now(),
         }
+    }
+
+    /// Searches only these root actions (the other legal moves get no child); `None`:
+    /// every legal move. Set it before the root is expanded (before the first
+    /// [`Mcts::gather`]); a root with no move left is searched as having none.
+    pub fn restrict_root(&mut self, actions: Option<Vec<usize>>) {
+        self.root_actions = actions;
     }
 
     /// The position at the root.
@@ -395,9 +406,13 @@ impl<G: Game> Mcts<G> {
                 return 0;
             }
             self.nodes[0].state = NodeState::Pending;
+            let mut moves = moves_and_actions(&self.root_game);
+            if let Some(allowed) = &self.root_actions {
+                moves.retain(|(_, a)| allowed.contains(a));
+            }
             self.pending.push(PendingLeaf {
                 path: vec![0],
-                moves: moves_and_actions(&self.root_game),
+                moves,
             });
             out.push(self.root_game.clone());
             return 1;
@@ -781,6 +796,23 @@ mod tests {
                 });
             }
         }
+    }
+
+    #[test]
+    fn a_restricted_root_searches_only_its_actions() {
+        let config = MctsConfig {
+            simulations: 300,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(TicTacToe::new(), config);
+        tree.restrict_root(Some(vec![0, 8]));
+        let r = tree.search(&mut HashEvaluator);
+        let actions: Vec<usize> = r.children.iter().map(|c| c.action).collect();
+        assert_eq!(actions.len(), 2, "{actions:?}");
+        assert!(actions.contains(&0) && actions.contains(&8));
+        assert!(r.children.iter().all(|c| c.visits > 0));
+        let best = r.best().unwrap();
+        assert!(best == 0 || best == 8, "the centre is not searched");
     }
 
     #[test]

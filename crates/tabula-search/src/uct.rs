@@ -214,6 +214,8 @@ pub struct Uct<G: Game, K: Knowledge<G> = Light> {
     nodes: Vec<Node<G::Move>>,
     knowledge: K,
     priors: Vec<(f32, f32)>,
+    /// The root's moves are these actions only; `None`: every legal move.
+    root_actions: Option<Vec<usize>>,
     started: Instant,
 }
 
@@ -275,8 +277,15 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             nodes: Vec::new(),
             knowledge,
             priors: Vec::new(),
+            root_actions: None,
             started: Instant::now(),
         }
+    }
+
+    /// Searches only these root actions (KataGo's `allowMoves`/`avoidMoves` at the
+    /// root); `None`: every legal move.
+    pub fn restrict_root(&mut self, actions: Option<Vec<usize>>) {
+        self.root_actions = actions;
     }
 
     /// Plays `game` to its end with this searcher's playout policy.
@@ -377,7 +386,10 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         }
         // expand
         if !self.nodes[node].expanded && !game.is_terminal() {
-            let moves = game.legal_moves();
+            let mut moves = game.legal_moves();
+            if let (0, Some(allowed)) = (node, &self.root_actions) {
+                moves.retain(|m| allowed.contains(&game.action_of(*m)));
+            }
             let first = self.nodes.len() as u32;
             let mover = game.to_move();
             self.priors.clear();
