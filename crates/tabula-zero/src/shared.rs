@@ -704,24 +704,7 @@ fn stats_of(records: &[GameRecord], seconds: f64) -> SelfPlayStats {
         seconds,
         ..SelfPlayStats::default()
     };
-    for r in records {
-        s.games += 1;
-        s.moves += r.moves.len();
-        s.targets += r.policy.iter().filter(|p| p.is_some()).count();
-        match r.result {
-            x if x > 0.0 => s.first_wins += 1,
-            x if x < 0.0 => s.second_wins += 1,
-            _ => s.draws += 1,
-        }
-        s.resigned += r.resigned as usize;
-        if let Some(p) = r.would_resign {
-            s.would_resign += 1;
-            let result = if p == 0 { r.result } else { -r.result };
-            if result >= 0.0 {
-                s.false_resigns += 1;
-            }
-        }
-    }
+    s.add_records(records);
     s
 }
 
