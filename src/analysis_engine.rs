@@ -646,9 +646,8 @@ fn move_rules(q: &Map<String, Value>, field: &'static str) -> Result<Vec<MoveRul
 
 impl Query<'_> {
     /// The root actions `allowMoves` and `avoidMoves` leave at `pos` (`None`: no rule
-    /// applies). Rules act on the root's moves (depth 1); one that reaches deeper is
-    /// warned about once, as is one for the player not to move (its first ply would
-    /// be below the root).
+    /// applies). Rules act on the root's moves only; one whose `untilDepth` reaches a
+    /// move below the root is warned about once.
     fn root_actions<G: Capabilities>(
         &self,
         pos: &G,
@@ -663,7 +662,8 @@ impl Query<'_> {
             && allow
                 .iter()
                 .chain(avoid)
-                .any(|r| r.until_depth > 1 || r.player != pos.to_move())
+                // depth 0 is the root, the side to move's; its next move is at depth 2
+                .any(|r| r.until_depth > if r.player == pos.to_move() { 2 } else { 1 })
         {
             *warned = true;
             self.out.warning(
