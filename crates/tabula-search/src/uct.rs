@@ -190,6 +190,20 @@ pub struct UctResult<M> {
 }
 
 impl<M: Copy> UctResult<M> {
+    /// A move drawn with probability ∝ visits^(1/temperature); the best at
+    /// temperature 0 (as [`crate::MctsResult::choose`]).
+    pub fn choose(&self, temperature: f32, rng: &mut impl Rng) -> Option<M> {
+        if temperature <= 1e-3 || self.moves.is_empty() {
+            return self.best;
+        }
+        let weights: Vec<f32> = self
+            .moves
+            .iter()
+            .map(|m| (m.visits as f32).powf(1.0 / temperature))
+            .collect();
+        Some(self.moves[crate::evaluator::sample_index(&weights, rng)].mv)
+    }
+
     /// The result of root `moves` after `simulations`: most visited first (ties to the
     /// higher win rate), the first of them best.
     fn ranked(mut moves: Vec<MoveStats<M>>, simulations: usize) -> UctResult<M> {

@@ -38,6 +38,19 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// A game with no moves yet; `no_resign` games never resign.
+    pub fn new(no_resign: bool) -> GameRecord {
+        GameRecord {
+            moves: Vec::new(),
+            policy: Vec::new(),
+            root_value: Vec::new(),
+            result: 0.0,
+            resigned: false,
+            no_resign,
+            would_resign: None,
+        }
+    }
+
     /// The result for `player`.
     pub fn result_for(&self, player: Player) -> f32 {
         match player {

@@ -509,18 +509,15 @@ impl<'a, G: Game> Run<'a, G> {
                     });
                 (records, stats)
             } else {
-                let phase = if it <= cfg.teacher.iterations {
-                    "teacher games"
-                } else {
-                    "self-play"
-                };
+                let taught = it <= cfg.teacher.iterations;
+                let phase = if taught { "teacher games" } else { "self-play" };
                 self.progress.start(
                     &format!("iteration {it}: {phase}"),
                     cfg.selfplay.games as u64,
                 );
                 let tick = |_: &GameRecord| self.progress.tick();
                 let seed = cfg.seed.wrapping_mul(1_000_003).wrapping_add(it as u64);
-                let (records, stats) = if it <= cfg.teacher.iterations {
+                let (records, stats) = if taught {
                     play_teacher_games(
                         &self.start,
                         cfg.selfplay.games,

@@ -158,15 +158,7 @@ fn new_slot<G: Game>(
     );
     let slot = Slot {
         number,
-        record: GameRecord {
-            moves: Vec::new(),
-            policy: Vec::new(),
-            root_value: Vec::new(),
-            result: 0.0,
-            resigned: false,
-            no_resign,
-            would_resign: None,
-        },
+        record: GameRecord::new(no_resign),
         rng,
         full: true,
     };

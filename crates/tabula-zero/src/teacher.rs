@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tabula_core::Game;
 use tabula_search::uct::{Knowledge, Light, Uct, UctConfig};
@@ -99,15 +99,7 @@ fn teacher_game<G: Game>(
         },
         knowledge,
     );
-    let mut record = GameRecord {
-        moves: Vec::new(),
-        policy: Vec::new(),
-        root_value: Vec::new(),
-        result: 0.0,
-        resigned: false,
-        no_resign: true,
-        would_resign: None,
-    };
+    let mut record = GameRecord::new(true);
     let mut game = start.clone();
     while !game.is_terminal() {
         let result = uct.search(&game);
@@ -120,28 +112,8 @@ fn teacher_game<G: Game>(
         } else {
             0.0
         };
-        let mv = if temperature > 0.0 {
-            // Visits^(1/T), as self-play samples its opening moves.
-            let weights: Vec<f64> = result
-                .moves
-                .iter()
-                .map(|m| (m.visits as f64).powf(1.0 / temperature as f64))
-                .collect();
-            let mut x = rng.random::<f64>() * weights.iter().sum::<f64>();
-            let mut pick = 0;
-            for (i, w) in weights.iter().enumerate() {
-                pick = i;
-                if x < *w {
-                    break;
-                }
-                x -= w;
-            }
-            result.moves[pick].mv
-        } else {
-            match result.best {
-                Some(mv) => mv,
-                None => break,
-            }
+        let Some(mv) = result.choose(temperature, &mut rng) else {
+            break;
         };
         record.policy.push(Some(
             result
