@@ -44,6 +44,9 @@ pub struct NnBench {
     /// ownership and score; games whose actions are the points and a pass).
     #[arg(long, default_value = "dense")]
     heads: String,
+    /// A global-pooling branch in every this many residual blocks (0: none).
+    #[arg(long, default_value_t = 0, value_parser = crate::input::count(0, 1024))]
+    global_pooling: usize,
 }
 
 /// Network-guided MCTS speed.
@@ -70,6 +73,9 @@ pub struct MctsBench {
     /// The heads: `dense` or `katago` (see `bench nn`).
     #[arg(long, default_value = "dense")]
     heads: String,
+    /// A global-pooling branch in every this many residual blocks (0: none).
+    #[arg(long, default_value_t = 0, value_parser = crate::input::count(0, 1024))]
+    global_pooling: usize,
 }
 
 /// Single-thread SGEMM GFLOP/s on 512x512x512 (median of five runs): the peak figure.
@@ -94,13 +100,16 @@ fn random_network<G: Game>(
     game: &G,
     size: &str,
     heads: &str,
+    pooling: usize,
 ) -> Result<(Arc<Network>, WeightFile)> {
     let heads = match heads {
         "dense" => Heads::Dense,
         "katago" => Heads::Katago,
         other => anyhow::bail!("--heads must be dense or katago, not {other:?}"),
     };
-    let arch = Architecture::preset(game, size)?.with_heads(heads)?;
+    let arch = Architecture::preset(game, size)?
+        .with_heads(heads)?
+        .with_global_pooling(pooling);
     let file = WeightFile::initial(&arch, &game.name(), 1);
     Ok((Arc::new(Network::from_weights(&file)?), file))
 }
@@ -111,15 +120,22 @@ impl GameVisitor for NnVisit<'_> {
     type Output = Result<()>;
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
-        let (net, file) = random_network(&game, &b.size, &b.heads)?;
+        let (net, file) = random_network(&game, &b.size, &b.heads, b.global_pooling)?;
         let arch = net.arch().clone();
         let flops = arch.flops_per_position();
         let peak = sgemm_peak();
         println!(
-            "network {} {}x{} ({:.1} MFLOP/position); single-core SGEMM peak {:.1} GFLOP/s",
+            "network {} {}x{}{} ({:.1} MFLOP/position); single-core SGEMM peak {:.1} GFLOP/s",
             game.name(),
             arch.blocks,
             arch.channels,
+            match arch.pooling_blocks() {
+                0 => String::new(),
+                k => format!(
+                    " ({k} with global pooling of {} channels)",
+                    arch.pool_channels
+                ),
+            },
             flops / 1e6,
             peak
         );
@@ -238,7 +254,7 @@ impl GameVisitor for MctsVisit<'_> {
     type Output = Result<()>;
     fn visit<G: Capabilities>(self, game: G) -> Result<()> {
         let b = self.0;
-        let (net, _) = random_network(&game, &b.size, &b.heads)?;
+        let (net, _) = random_network(&game, &b.size, &b.heads, b.global_pooling)?;
         println!(
             "MCTS on {} with a {}x{} network, {} simulations per search, {} leaves per round, {} thread(s)",
             game.name(),

@@ -45,6 +45,14 @@ pub struct Architecture {
     /// The kind of heads (files written before there was a choice have dense ones).
     #[serde(default)]
     pub heads: Heads,
+    /// Every how many residual blocks one carries a global-pooling branch (KataGo's
+    /// gpool blocks; block `i` has one when `(i + 1) % pool_every == 0`); 0: none
+    /// (files written before there was a choice).
+    #[serde(default)]
+    pub pool_every: usize,
+    /// Channels of each pooling branch.
+    #[serde(default)]
+    pub pool_channels: usize,
 }
 
 /// Batch-norm epsilon used in training and folded into the convolutions for inference.
@@ -65,7 +73,31 @@ impl Architecture {
             value_channels: 2,
             value_hidden: channels.clamp(32, 128),
             heads: Heads::Dense,
+            pool_every: 0,
+            pool_channels: 0,
         }
+    }
+
+    /// The same tower with a global-pooling branch in every `every`-th residual block
+    /// (0: none), of a quarter of the tower's channels as in KataGo's nets (32 of 128).
+    pub fn with_global_pooling(mut self, every: usize) -> Architecture {
+        self.pool_every = every;
+        self.pool_channels = if every == 0 {
+            0
+        } else {
+            (self.channels / 4).max(1)
+        };
+        self
+    }
+
+    /// Whether residual block `i` has a global-pooling branch.
+    pub fn has_pooling(&self, i: usize) -> bool {
+        self.pool_every > 0 && self.pool_channels > 0 && (i + 1).is_multiple_of(self.pool_every)
+    }
+
+    /// How many residual blocks have a global-pooling branch.
+    pub fn pooling_blocks(&self) -> usize {
+        (0..self.blocks).filter(|&i| self.has_pooling(i)).count()
     }
 
     /// The same tower with `heads`; KataGo's heads need an action per board point plus
@@ -126,6 +158,8 @@ impl Architecture {
             ("policy_channels", self.policy_channels, 1, 4096),
             ("value_channels", self.value_channels, 1, 4096),
             ("value_hidden", self.value_hidden, 1, 65_536),
+            ("pool_every", self.pool_every, 0, 1024),
+            ("pool_channels", self.pool_channels, 0, 4096),
         ];
         if self.heads == Heads::Katago && self.actions != self.area() + 1 {
             return Err(NnError::Architecture(
@@ -153,7 +187,9 @@ impl Architecture {
         let area = self.area() as f64;
         let c = self.channels as f64;
         let stem = self.planes as f64 * 9.0 * c * area;
-        let tower = self.blocks as f64 * 2.0 * c * 9.0 * c * area;
+        let gc = self.pool_channels as f64;
+        let tower = self.blocks as f64 * 2.0 * c * 9.0 * c * area
+            + self.pooling_blocks() as f64 * (gc * 9.0 * c * area + 2.0 * gc * c + c * area);
         let (pc, vc, h) = (
             self.policy_channels as f64,
             self.value_channels as f64,

@@ -93,7 +93,7 @@ impl CellNet {
         CellNet {
             stem: ConvBn::new(arch.planes, c, 3, device),
             blocks: (0..arch.blocks)
-                .map(|_| ResidualBlock::new(c, device))
+                .map(|_| ResidualBlock::new(c, 0, device))
                 .collect(),
             head: Conv2dConfig::new([c, 1], [1, 1]).init(device),
         }

@@ -35,7 +35,7 @@ struct Dense {
 pub struct Network {
     arch: Architecture,
     stem: Conv,
-    blocks: Vec<(Conv, Conv)>,
+    blocks: Vec<Block>,
     policy_conv: Conv,
     policy_fc: Dense,
     value_conv: Conv,
@@ -43,6 +43,32 @@ pub struct Network {
     value_fc2: Dense,
     /// KataGo's heads (see [`crate::Heads`]): per-point policy logits, score, ownership.
     aux: Option<AuxHeads>,
+}
+
+/// A residual block: two convolutions, and between them a global-pooling branch's
+/// bias per channel where the architecture puts one. The branch's convolution reads
+/// the same input as the first, so the two are one convolution here (`first`'s
+/// outputs are the block's channels, then the branch's): one im2col, one GEMM.
+#[derive(Clone, Debug)]
+struct Block {
+    first: Conv,
+    second: Conv,
+    pool_fc: Option<Dense>,
+}
+
+/// `a` and `b` (same inputs and kernel) as one convolution: `a`'s outputs, then `b`'s.
+fn stack(a: Conv, b: Conv) -> Result<Conv, NnError> {
+    if a.inputs != b.inputs || a.kernel != b.kernel {
+        return Err(NnError::Mismatch(
+            "a pooling branch's convolution disagrees with its block's".into(),
+        ));
+    }
+    Ok(Conv {
+        outputs: a.outputs + b.outputs,
+        w: [a.w, b.w].concat(),
+        b: [a.b, b.b].concat(),
+        ..a
+    })
 }
 
 #[derive(Clone, Debug)]
@@ -216,10 +242,21 @@ impl Network {
             stem: fold(t, "stem")?,
             blocks: (0..arch.blocks)
                 .map(|i| {
-                    Ok((
-                        fold(t, &format!("blocks.{i}.first"))?,
-                        fold(t, &format!("blocks.{i}.second"))?,
-                    ))
+                    let first = fold(t, &format!("blocks.{i}.first"))?;
+                    let second = fold(t, &format!("blocks.{i}.second"))?;
+                    Ok(if arch.has_pooling(i) {
+                        Block {
+                            first: stack(first, fold(t, &format!("blocks.{i}.pool_conv"))?)?,
+                            second,
+                            pool_fc: Some(dense(file, &format!("blocks.{i}.pool_fc"))?),
+                        }
+                    } else {
+                        Block {
+                            first,
+                            second,
+                            pool_fc: None,
+                        }
+                    })
                 })
                 .collect::<Result<_, NnError>>()?,
             policy_conv: fold(t, "policy_conv")?,
@@ -261,8 +298,14 @@ impl Network {
             }
         };
         let ok = conv_ok(&net.stem, a.planes, a.channels, 3)
-            && net.blocks.iter().all(|(f, s)| {
-                conv_ok(f, a.channels, a.channels, 3) && conv_ok(s, a.channels, a.channels, 3)
+            && net.blocks.iter().enumerate().all(|(i, b)| {
+                let pool = if a.has_pooling(i) { a.pool_channels } else { 0 };
+                conv_ok(&b.first, a.channels, a.channels + pool, 3)
+                    && conv_ok(&b.second, a.channels, a.channels, 3)
+                    && match &b.pool_fc {
+                        None => pool == 0,
+                        Some(fc) => dense_ok(fc, 2 * pool, a.channels),
+                    }
             })
             && conv_ok(&net.policy_conv, a.channels, a.policy_channels, 1)
             && conv_ok(&net.value_conv, a.channels, a.value_channels, 1)
@@ -328,9 +371,24 @@ impl Network {
         } = scratch;
         self.conv(&self.stem, x, y, cols, batch, None);
         std::mem::swap(x, y);
-        for (first, second) in &self.blocks {
-            self.conv(first, x, t, cols, batch, None);
-            self.conv(second, t, y, cols, batch, Some(x));
+        for block in &self.blocks {
+            self.conv(&block.first, x, t, cols, batch, None);
+            if let Some(fc) = &block.pool_fc {
+                // t holds the block's channels, then the branch's
+                let c = fc.outputs;
+                global_pool(&t[c * n..], block.first.outputs - c, batch, area, flat);
+                hidden.resize(batch * c, 0.0);
+                self.linear(fc, flat, batch, hidden, false);
+                for ch in 0..c {
+                    for b in 0..batch {
+                        let bias = hidden[b * c + ch];
+                        for v in &mut t[ch * n + b * area..][..area] {
+                            *v += bias;
+                        }
+                    }
+                }
+            }
+            self.conv(&block.second, t, y, cols, batch, Some(x));
             std::mem::swap(x, y);
         }
         logits.resize(batch * a.actions, 0.0);
@@ -533,14 +591,15 @@ mod tests {
     }
 
     fn agree_with_burn<G: Game>(game: G, size: &str) {
-        agree_with_burn_heads(game, size, crate::Heads::Dense);
+        agree_with_burn_heads(game, size, crate::Heads::Dense, 0);
     }
 
-    fn agree_with_burn_heads<G: Game>(game: G, size: &str, heads: crate::Heads) {
+    fn agree_with_burn_heads<G: Game>(game: G, size: &str, heads: crate::Heads, pooling: usize) {
         let arch = crate::Architecture::preset(&game, size)
             .unwrap()
             .with_heads(heads)
-            .unwrap();
+            .unwrap()
+            .with_global_pooling(pooling);
         let device = Device::default();
         let model = PolicyValueNet::new(&arch, &device);
         let mut file = WeightFile::from_model(&model, &arch, &game.name());
@@ -630,6 +689,11 @@ mod tests {
         let mut bad = file.clone();
         bad.arch.value_hidden += 1;
         assert!(Network::from_weights(&bad).is_err());
+        // a file whose architecture names pooling branches it does not hold
+        let mut bad = file.clone();
+        bad.arch = bad.arch.with_global_pooling(1);
+        assert!(Network::from_weights(&bad).is_err());
+        assert!(bad.to_model(&Device::default()).is_err());
     }
 
     #[test]
@@ -642,8 +706,17 @@ mod tests {
                 Go::new(n, Default::default()).unwrap(),
                 "2x16",
                 crate::Heads::Katago,
+                0,
             );
         }
+        // global-pooling branches in the tower (blocks 1 and 3; every block)
+        agree_with_burn_heads(
+            Go::new(9, Default::default()).unwrap(),
+            "4x16",
+            crate::Heads::Katago,
+            2,
+        );
+        agree_with_burn_heads(ConnectFour::default(), "2x8", crate::Heads::Dense, 1);
         // KataGo's heads need a pass beside the points
         let c4 = crate::Architecture::preset(&ConnectFour::default(), "2x16").unwrap();
         assert!(c4.with_heads(crate::Heads::Katago).is_err());

@@ -81,23 +81,60 @@ pub struct ResidualBlock {
     pub first: ConvBn,
     /// Second convolution (before the skip connection).
     pub second: ConvBn,
+    /// A global-pooling branch (KataGo's gpool blocks): a 3x3 convolution to a few
+    /// channels whose means and maxima over the board…
+    pub pool_conv: Option<ConvBn>,
+    /// …become, through this linear layer, a bias per channel of the first
+    /// convolution's output, so that every point sees the whole board (a ko fight or
+    /// a big group's life elsewhere) within one block.
+    pub pool_fc: Option<Linear>,
 }
 
 impl ResidualBlock {
-    /// A block of `channels` channels.
-    pub(crate) fn new(channels: usize, device: &Device) -> ResidualBlock {
+    /// A block of `channels` channels, with a pooling branch of `pool_channels`
+    /// channels unless that is 0.
+    pub(crate) fn new(channels: usize, pool_channels: usize, device: &Device) -> ResidualBlock {
+        let pooled = pool_channels > 0;
         ResidualBlock {
             first: ConvBn::new(channels, channels, 3, device),
             second: ConvBn::new(channels, channels, 3, device),
+            pool_conv: pooled.then(|| ConvBn::new(channels, pool_channels, 3, device)),
+            pool_fc: pooled.then(|| {
+                // Zero weights: a new pooling branch starts as a plain block.
+                let mut fc = LinearConfig::new(2 * pool_channels, channels).init(device);
+                fc.weight =
+                    Param::from_tensor(Tensor::zeros([2 * pool_channels, channels], device));
+                fc.bias = Some(Param::from_tensor(Tensor::zeros([channels], device)));
+                fc
+            }),
         }
     }
+}
+
+/// The residual blocks of `arch`, with pooling branches where it puts them.
+pub(crate) fn residual_blocks(arch: &Architecture, device: &Device) -> Vec<ResidualBlock> {
+    (0..arch.blocks)
+        .map(|i| {
+            let pool = if arch.has_pooling(i) {
+                arch.pool_channels
+            } else {
+                0
+            };
+            ResidualBlock::new(arch.channels, pool, device)
+        })
+        .collect()
 }
 
 /// The stem convolution and the residual blocks after it: the trunk every head reads.
 pub(crate) fn tower(stem: &ConvBn, blocks: &[ResidualBlock], x: Tensor<4>) -> Tensor<4> {
     let mut h = relu(stem.forward(x));
     for block in blocks {
-        let y = relu(block.first.forward(h.clone()));
+        let mut y = relu(block.first.forward(h.clone()));
+        if let (Some(conv), Some(fc)) = (&block.pool_conv, &block.pool_fc) {
+            let g = global_pool(relu(conv.forward(h.clone())));
+            let [b, c, _, _] = y.dims();
+            y = y + fc.forward(g).reshape([b, c, 1, 1]);
+        }
         h = relu(block.second.forward(y) + h);
     }
     h
@@ -164,9 +201,7 @@ impl PolicyValueNet {
         }
         PolicyValueNet {
             stem: ConvBn::new(arch.planes, c, 3, device),
-            blocks: (0..arch.blocks)
-                .map(|_| ResidualBlock::new(c, device))
-                .collect(),
+            blocks: residual_blocks(arch, device),
             policy_conv: ConvBn::new(c, arch.policy_channels, 1, device),
             policy_fc,
             value_conv: ConvBn::new(c, arch.value_channels, 1, device),

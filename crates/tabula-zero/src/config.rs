@@ -101,6 +101,9 @@ pub struct NetConfig {
     /// The heads: `dense` (AlphaZero's) or `katago` (per-point policy, pooled value,
     /// ownership and score heads trained on the end of each game; Go).
     pub heads: tabula_nn::Heads,
+    /// A global-pooling branch in every this many residual blocks (KataGo's gpool
+    /// blocks, so that every point reads the whole board early; 0: none).
+    pub global_pooling: usize,
     /// Optimiser and learning rate.
     pub optimizer: TrainConfig,
 }
@@ -115,6 +118,7 @@ impl Default for NetConfig {
             max_reuse: 0.0,
             symmetries: true,
             heads: tabula_nn::Heads::Dense,
+            global_pooling: 0,
             optimizer: TrainConfig::default(),
         }
     }
@@ -310,8 +314,11 @@ impl ZeroConfig {
         let s = &self.selfplay;
         let bad = |m: &str| Err(ZeroError::Config(m.to_string()));
         self.search.validate().map_err(ZeroError::Config)?;
-        tabula_nn::Architecture::preset_size(&self.net.size)
+        let (blocks, _) = tabula_nn::Architecture::preset_size(&self.net.size)
             .map_err(|e| ZeroError::Config(format!("net.size: {e}")))?;
+        if self.net.global_pooling > blocks.max(1) {
+            return bad("net.global_pooling must lie between 0 and the number of blocks");
+        }
         if s.games == 0 || s.simulations == 0 {
             return bad("selfplay.games and selfplay.simulations must be positive");
         }
@@ -462,6 +469,7 @@ mod tests {
             "[net.optimizer]\nlearning_rate = nan\n",
             "[gate]\nthreshold = 1.5\n",
             "[net]\nsize = \"99999x99999\"\n",
+            "[net]\nglobal_pooling = 9\n",
         ] {
             let err = ZeroConfig::from_toml(bad, &ttt).unwrap_err();
             let key = bad
@@ -471,6 +479,8 @@ mod tests {
                 .unwrap();
             assert!(err.to_string().contains(key), "{bad}: {err}");
         }
+        let pooled = ZeroConfig::from_toml("[net]\nglobal_pooling = 2\n", &ttt).unwrap();
+        assert_eq!(pooled.net.global_pooling, 2);
         assert!(ZeroConfig::for_game("x", "[selfplay\n").is_err());
         assert_eq!(ZeroConfig::from_toml(&ttt.to_toml(), &ttt).unwrap(), ttt);
     }

@@ -706,7 +706,9 @@ pub(crate) fn initial_weights<G: Game>(
         Trainer::from_weights(w, config.net.optimizer.clone())?;
         return Ok(w.clone());
     }
-    let arch = Architecture::preset(start, &config.net.size)?.with_heads(config.net.heads)?;
+    let arch = Architecture::preset(start, &config.net.size)?
+        .with_heads(config.net.heads)?
+        .with_global_pooling(config.net.global_pooling);
     Ok(Trainer::new(
         &arch,
         &start.name(),
@@ -1035,6 +1037,34 @@ mod tests {
         assert_eq!(metrics.len(), 2);
         assert_eq!(metrics[1].games, 4);
         assert_eq!(read_state(&dir).unwrap().iteration, 2);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A tower with global-pooling branches trains, is saved with them, and resumes
+    /// (weights and optimiser state) from its checkpoint.
+    #[test]
+    fn a_run_with_global_pooling_trains_and_resumes() {
+        let dir = tmp("pooling");
+        let mut config = small_config();
+        config.net.size = "2x8".into();
+        config.net.global_pooling = 1;
+        let start = |config: ZeroConfig| {
+            Run::open(&dir, config, TicTacToe::new(), None, None, &Silent, false)
+                .unwrap()
+                .train()
+                .unwrap()
+        };
+        start(config.clone());
+        config.iterations = 2;
+        let state = start(config);
+        assert_eq!(state.iteration, 2);
+        let file = WeightFile::load(&dir.join(&state.latest)).unwrap();
+        assert_eq!(file.arch.pooling_blocks(), 2);
+        assert!(file
+            .tensors
+            .iter()
+            .any(|t| t.name == "blocks.1.pool_fc.weight"));
+        tabula_nn::Network::from_weights(&file).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
 
