@@ -236,11 +236,11 @@ impl GoPlayer for MctsPlayer {
         self.final_ownership(pos, seed)
     }
 
-    /// The playouts' ownership, not the head's: the head learns the ends of self-play
-    /// games as they were scored, with the stones on the board, so hopeless stones that
-    /// neither player took off read as alive to it. Against GnuGo the shipped 9x9
+    /// The playouts' ownership, not the head's. Against GnuGo the shipped 9x9
     /// network's head found no dead stones in the three games whose counts then
-    /// disagreed; the playouts found exactly GnuGo's.
+    /// disagreed; the playouts found exactly GnuGo's. (Likely why: the head learns the
+    /// ends of self-play games as they were scored, stones on the board, so hopeless
+    /// stones that neither player took off count as alive there.)
     fn final_ownership(&mut self, pos: &Go, seed: u64) -> Option<Vec<f32>> {
         Some(ownership(pos, &self.knowledge, OWNERSHIP_PLAYOUTS, seed))
     }
