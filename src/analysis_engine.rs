@@ -82,6 +82,7 @@ const FIELDS: &[&str] = &[
     "maxVisits",
     "includeOwnership",
     "includePolicy",
+    "includePVVisits",
     "reportDuringSearchEvery",
     "avoidMoves",
     "allowMoves",
@@ -94,10 +95,18 @@ const IGNORED: &[&str] = &[
     "rootPolicyTemperature",
     "rootFpuReductionMax",
     "includeMovesOwnership",
-    "includePVVisits",
     "overrideSettings",
     "whiteHandicapBonus",
 ];
+
+/// What a response adds on request (besides the ownership, which costs a search).
+#[derive(Clone, Copy)]
+struct Include {
+    /// `includePolicy`: the root's priors over the whole action space.
+    policy: bool,
+    /// `includePVVisits`: each principal variation's visits.
+    pv_visits: bool,
+}
 
 /// Where responses go: one line each, whole, from either thread.
 #[derive(Clone)]
@@ -749,7 +758,10 @@ impl GameVisitor for Query<'_> {
             ),
         };
         let include_ownership = flag(q, "includeOwnership")?;
-        let include_policy = flag(q, "includePolicy")?;
+        let include = Include {
+            policy: flag(q, "includePolicy")?,
+            pv_visits: flag(q, "includePVVisits")?,
+        };
         let (allow, avoid) = (move_rules(q, "allowMoves")?, move_rules(q, "avoidMoves")?);
         let mut warned = false;
         let roots = turns
@@ -788,14 +800,8 @@ impl GameVisitor for Query<'_> {
                 None
             };
             let respond = |a: &Analysis<G::Move>, during: bool| {
-                self.out.send(&self.response(
-                    pos,
-                    turn,
-                    a,
-                    during,
-                    ownership.as_deref(),
-                    include_policy,
-                ));
+                self.out
+                    .send(&self.response(pos, turn, a, during, ownership.as_deref(), include));
             };
             let a = analyzer.analyze(pos, &limits, &self.control.stop, &mut |a| respond(a, true));
             respond(&a, false);
@@ -822,7 +828,7 @@ impl Query<'_> {
         a: &Analysis<G::Move>,
         during: bool,
         ownership: Option<&[f32]>,
-        include_policy: bool,
+        include: Include,
     ) -> Value {
         let flip = self.flip(pos);
         let rate = |p: f64| if flip { 1.0 - p } else { p };
@@ -856,6 +862,9 @@ impl Query<'_> {
                 }
                 if let Some(sd) = m.score_stdev {
                     v["scoreStdev"] = json!(sd);
+                }
+                if include.pv_visits {
+                    v["pvVisits"] = json!(m.pv_visits);
                 }
                 v
             })
@@ -892,7 +901,7 @@ impl Query<'_> {
             };
             r["ownership"] = json!(own.iter().map(|&o| f64::from(o) * sign).collect::<Vec<_>>());
         }
-        if include_policy {
+        if include.policy {
             let mut policy = vec![-1.0f64; pos.action_count()];
             for m in &a.moves {
                 policy[pos.action_of(m.mv)] = m.prior;

@@ -35,6 +35,9 @@ pub struct AnalyzeRequest {
     pub max_moves: Option<usize>,
     /// Append the predicted ownership (`kata-analyze … ownership true`).
     pub ownership: bool,
+    /// Follow each principal variation with the visits of its positions
+    /// (`kata-analyze … pvVisits true`).
+    pub pv_visits: bool,
 }
 
 /// The analysis commands this engine knows.
@@ -72,7 +75,8 @@ fn centiseconds(s: &str) -> Result<Duration, String> {
 }
 
 /// Reads `command`'s arguments: `[player] [interval] [key value]…` with the keys
-/// `interval`, `minmoves`, `maxmoves` and, for the KataGo dialect, `ownership`. An
+/// `interval`, `minmoves`, `maxmoves` and, for the KataGo dialect, `ownership` and
+/// `pvVisits`. An
 /// interval of 0 (or none) writes a line only when the search ends.
 pub fn parse(command: &str, args: &[&str]) -> Result<AnalyzeRequest, String> {
     let dialect = if command.starts_with("kata-") {
@@ -88,6 +92,7 @@ pub fn parse(command: &str, args: &[&str]) -> Result<AnalyzeRequest, String> {
         min_moves: 0,
         max_moves: None,
         ownership: false,
+        pv_visits: false,
     };
     let mut rest = args;
     if let Some(p) = rest.first().and_then(|s| colour(s)) {
@@ -112,11 +117,16 @@ pub fn parse(command: &str, args: &[&str]) -> Result<AnalyzeRequest, String> {
             "interval" => req.interval = Some(centiseconds(value)?),
             "minmoves" => req.min_moves = count(key, value)?,
             "maxmoves" => req.max_moves = Some(count(key, value)?),
-            "ownership" if dialect == Dialect::Kata => {
-                req.ownership = match *value {
+            "ownership" | "pvVisits" if dialect == Dialect::Kata => {
+                let on = match *value {
                     "true" => true,
                     "false" => false,
-                    v => return Err(format!("ownership must be true or false, not {v:?}")),
+                    v => return Err(format!("{key} must be true or false, not {v:?}")),
+                };
+                if *key == "ownership" {
+                    req.ownership = on;
+                } else {
+                    req.pv_visits = on;
                 }
             }
             other => return Err(format!("unknown analysis option {other:?}")),
@@ -145,8 +155,8 @@ fn per10k(p: f64) -> i64 {
     (p.clamp(0.0, 1.0) * 10_000.0).round() as i64
 }
 
-/// One report line: `info move … pv …` for each listed move (all on one line, as
-/// GUIs read it), then ` ownership …` (row-major from the top-left point, +1 for the
+/// One report line: `info move … pv …` (KataGo's: `… pvVisits …` if asked) for each
+/// listed move (all on one line, as GUIs read it), then ` ownership …` (row-major from the top-left point, +1 for the
 /// player analysed) if asked and known. `ownership` is +1 Black to −1 White.
 pub fn info_line(
     req: &AnalyzeRequest,
@@ -194,6 +204,10 @@ pub fn info_line(
                     float(m.lcb),
                     float(2.0 * m.lcb - 1.0)
                 ));
+                if req.pv_visits {
+                    let visits: Vec<String> = m.pv_visits.iter().map(u32::to_string).collect();
+                    s.push_str(&format!(" pvVisits {}", visits.join(" ")));
+                }
                 s
             }
         };
@@ -254,7 +268,7 @@ mod tests {
 
     fn analysis(game: &Go) -> Analysis<u16> {
         let mv = |s: &str| game.parse_move(s).unwrap();
-        let info = |m: &str, visits, win_rate, prior, pv: &[&str]| MoveInfo {
+        let info = |m: &str, visits: u32, win_rate, prior, pv: &[&str]| MoveInfo {
             mv: mv(m),
             visits,
             win_rate,
@@ -263,6 +277,7 @@ mod tests {
             score_lead: Some(1.5),
             score_stdev: Some(10.0),
             pv: pv.iter().map(|s| mv(s)).collect(),
+            pv_visits: (0..pv.len() as u32).map(|i| visits >> i).collect(),
         };
         Analysis {
             visits: 30,
@@ -310,5 +325,14 @@ mod tests {
             line.split(" ownership ").nth(1).unwrap().split(' ').count(),
             81
         );
+        let kata = parse("kata-analyze", &["10", "pvVisits", "true"]).unwrap();
+        let line = info_line(&kata, &game, Player::First, &a, None);
+        assert!(
+            line.contains(" order 0 pv E5 D4 pvVisits 20 10 info move D4 ")
+                && line.ends_with(" order 1 pv D4 pvVisits 10"),
+            "{line}"
+        );
+        assert!(parse("kata-analyze", &["pvVisits", "yes"]).is_err());
+        assert!(parse("lz-analyze", &["pvVisits", "true"]).is_err());
     }
 }

@@ -25,12 +25,26 @@ fn by_id<'a>(rs: &'a [Value], id: &str) -> Vec<&'a Value> {
     rs.iter().filter(|r| r["id"] == id).collect()
 }
 
+/// `pvVisits` (asked for with `includePVVisits`): one count per move of the `pv`,
+/// the move's own visits first, never more below than above.
+fn check_pv_visits(info: &Value) {
+    let visits: Vec<u64> = info["pvVisits"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no pvVisits in {info}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(visits.len(), info["pv"].as_array().unwrap().len(), "{info}");
+    assert_eq!(visits[0], info["visits"].as_u64().unwrap(), "{info}");
+    assert!(visits.windows(2).all(|w| w[1] <= w[0]), "{info}");
+}
+
 #[test]
 fn go_queries_in_katago_format() {
     let rs = responses(
         &["--max-visits", "100"],
         &[
-            r#"{"id":"a","moves":[["B","E5"],["W","C3"]],"rules":"tromp-taylor","komi":7.5,"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,2],"includeOwnership":true,"includePolicy":true}"#,
+            r#"{"id":"a","moves":[["B","E5"],["W","C3"]],"rules":"tromp-taylor","komi":7.5,"boardXSize":9,"boardYSize":9,"analyzeTurns":[0,2],"includeOwnership":true,"includePolicy":true,"includePVVisits":true}"#,
             r#"{"id":"q","action":"query_version"}"#,
             r#"{"id":"s","initialStones":[["B","D4"],["W","C3"]],"initialPlayer":"W","moves":[],"rules":{"ko":"SIMPLE","scoring":"AREA","suicide":false},"komi":0.5,"boardXSize":7,"boardYSize":7,"maxVisits":50,"reportDuringSearchEvery":0.001}"#,
         ],
@@ -57,6 +71,7 @@ fn go_queries_in_katago_format() {
             let mv = m["move"].as_str().unwrap();
             assert!(mv == "pass" || mv.len() == 2, "{mv}");
             assert_eq!(m["pv"][0], mv);
+            check_pv_visits(m);
             for k in ["winrate", "prior", "lcb", "scoreLead", "utility"] {
                 assert!(m[k].is_number(), "{k} in {m}");
             }
@@ -91,6 +106,10 @@ fn go_queries_in_katago_format() {
     let last = s[s.len() - 1];
     assert_eq!(last["isDuringSearch"], false);
     assert_eq!(last["rootInfo"]["currentPlayer"], "W");
+    assert!(
+        last["moveInfos"][0].get("pvVisits").is_none(),
+        "not asked for"
+    );
     assert!(last["moveInfos"]
         .as_array()
         .unwrap()
@@ -199,7 +218,7 @@ fn the_shipped_7x7_network_answers_through_the_same_protocol() {
     let rs = responses(
         &["--player", "mcts"],
         &[
-            r#"{"id":"n","moves":[["B","D4"]],"rules":"chinese","komi":9,"boardXSize":7,"boardYSize":7,"maxVisits":100,"includeOwnership":true,"includePolicy":true}"#,
+            r#"{"id":"n","moves":[["B","D4"]],"rules":"chinese","komi":9,"boardXSize":7,"boardYSize":7,"maxVisits":100,"includeOwnership":true,"includePolicy":true,"includePVVisits":true}"#,
             r#"{"id":"m","moves":[],"rules":"chinese","komi":9,"boardXSize":13,"boardYSize":13,"maxVisits":10}"#,
         ],
     );
@@ -216,6 +235,11 @@ fn the_shipped_7x7_network_answers_through_the_same_protocol() {
         .map(|m| m["visits"].as_u64().unwrap())
         .sum();
     assert!((99..=100).contains(&visits), "{visits}");
+    r["moveInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .for_each(check_pv_visits);
     // no 13x13 network is shipped: the query is refused, the engine goes on
     let m = by_id(&rs, "m");
     assert!(m[0]["error"].as_str().unwrap().contains("go:13"), "{m:?}");

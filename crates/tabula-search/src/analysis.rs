@@ -40,6 +40,9 @@ pub struct MoveInfo<M> {
     pub score_stdev: Option<f64>,
     /// The principal variation, starting with the move itself.
     pub pv: Vec<M>,
+    /// The visits of each position of `pv` (KataGo's `pvVisits`): the first is
+    /// `visits`.
+    pub pv_visits: Vec<u32>,
 }
 
 /// A snapshot of a search.
@@ -190,6 +193,7 @@ pub fn mcts_snapshot<G: Game>(tree: &Mcts<G>, pv_length: usize) -> Analysis<G::M
         .children
         .iter()
         .map(|c| {
+            let (pv, pv_visits) = tree.principal_variation_visits(c.mv, pv_length);
             let win_rate = if c.visits > 0 {
                 f64::from((c.q + 1.0) / 2.0).clamp(0.0, 1.0)
             } else {
@@ -203,7 +207,8 @@ pub fn mcts_snapshot<G: Game>(tree: &Mcts<G>, pv_length: usize) -> Analysis<G::M
                 lcb: lower_confidence_bound(win_rate, c.visits),
                 score_lead: None,
                 score_stdev: None,
-                pv: tree.principal_variation(c.mv, pv_length),
+                pv,
+                pv_visits,
             }
         })
         .collect();

@@ -79,6 +79,7 @@ pub trait GoPlayer {
                     score_lead: None,
                     score_stdev: None,
                     pv: vec![mv],
+                    pv_visits: vec![answer.simulations as u32],
                 })
                 .into_iter()
                 .collect(),

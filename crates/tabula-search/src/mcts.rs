@@ -641,7 +641,12 @@ impl<G: Game> Mcts<G> {
     /// The principal variation after root move `mv`: `mv`, then the most visited child
     /// at each node below it, at most `max` moves (empty if `mv` is not a root child).
     pub fn principal_variation(&self, mv: G::Move, max: usize) -> Vec<G::Move> {
-        let mut line = Vec::new();
+        self.principal_variation_visits(mv, max).0
+    }
+
+    /// [`Mcts::principal_variation`] and the visits of each of its positions.
+    pub fn principal_variation_visits(&self, mv: G::Move, max: usize) -> (Vec<G::Move>, Vec<u32>) {
+        let (mut line, mut visits) = (Vec::new(), Vec::new());
         let mut node = match self.nodes[0].state {
             NodeState::Expanded => self.children(0).find(|&c| self.nodes[c].mv == Some(mv)),
             _ => None,
@@ -651,6 +656,7 @@ impl<G: Game> Mcts<G> {
                 break;
             }
             line.extend(self.nodes[n].mv);
+            visits.push(self.nodes[n].visits);
             node = match self.nodes[n].state {
                 NodeState::Expanded => self
                     .children(n)
@@ -659,7 +665,7 @@ impl<G: Game> Mcts<G> {
                 _ => None,
             };
         }
-        line
+        (line, visits)
     }
 
     /// Runs one whole search with `evaluator` and returns its statistics.

@@ -537,6 +537,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                     uniform
                 };
                 let s = score(n);
+                let (pv, pv_visits) = self.principal_variation(c, pv_length);
                 Some(MoveInfo {
                     mv: n.mv?,
                     visits: n.visits,
@@ -545,7 +546,8 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                     lcb: lower_confidence_bound(win_rate, n.visits),
                     score_lead: s.map(|s| s.0),
                     score_stdev: s.map(|s| s.1),
-                    pv: self.principal_variation(c, pv_length),
+                    pv,
+                    pv_visits,
                 })
             })
             .collect();
@@ -565,12 +567,14 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         }
     }
 
-    /// The line from node `from` down the most visited children, at most `max` moves.
-    fn principal_variation(&self, from: usize, max: usize) -> Vec<G::Move> {
-        let mut line = Vec::new();
+    /// The line from node `from` down the most visited children, at most `max` moves,
+    /// and the visits of each.
+    fn principal_variation(&self, from: usize, max: usize) -> (Vec<G::Move>, Vec<u32>) {
+        let (mut line, mut visits) = (Vec::new(), Vec::new());
         let mut node = from;
         while line.len() < max && self.nodes[node].visits > 0 {
             line.extend(self.nodes[node].mv);
+            visits.push(self.nodes[node].visits);
             let n = &self.nodes[node];
             let children = n.first_child as usize..(n.first_child + n.child_count) as usize;
             match children
@@ -581,7 +585,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                 None => break,
             }
         }
-        line
+        (line, visits)
     }
 
     fn select(&mut self, node: usize) -> usize {
