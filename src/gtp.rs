@@ -30,7 +30,7 @@ use tabula_search::go_bot::{
 };
 use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::time_control::TimeControl;
-use tabula_search::UctConfig;
+use tabula_search::{PlayoutMix, UctConfig};
 
 use crate::gtp_analysis;
 
@@ -88,6 +88,14 @@ pub struct GtpArgs {
     /// crates/tabula-core/data/go-patterns.txt).
     #[arg(long)]
     patterns: Option<std::path::PathBuf>,
+    /// `--player mcts`: mix each leaf's network value with the result of playouts from
+    /// it (see --playouts), AlphaGo's λ: value = (1 − λ)·network + λ·playouts. 0: the
+    /// network alone.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1.0))]
+    playout_mix: f64,
+    /// Playouts per leaf when --playout-mix is above 0.
+    #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 1000))]
+    mix_playouts: usize,
 }
 
 const COMMANDS: &[&str] = &[
@@ -172,8 +180,18 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
                     })?,
             };
             let settings = crate::evaluators::SearchFlags::default().settings(game)?;
-            let (evaluator, label) =
+            let (mut evaluator, mut label) =
                 crate::evaluators::evaluator(Some(&spec), game, &settings, args.seed)?;
+            if args.playout_mix > 0.0 {
+                evaluator = Box::new(PlayoutMix::new(
+                    evaluator,
+                    knowledge()?,
+                    args.playout_mix as f32,
+                    args.mix_playouts,
+                    args.seed,
+                ));
+                label = format!("{label}, mixed with playouts at λ {}", args.playout_mix);
+            }
             Box::new(MctsPlayer {
                 evaluator,
                 settings,

@@ -20,6 +20,7 @@ pub mod go_patterns;
 pub mod mcts;
 pub mod negamax;
 pub mod perft;
+pub mod playout_mix;
 pub mod settings;
 pub mod stats;
 pub mod time_control;
@@ -32,5 +33,6 @@ pub use evaluator::{
 pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
 pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult};
 pub use negamax::Negamax;
+pub use playout_mix::PlayoutMix;
 pub use settings::SearchSettings;
 pub use uct::{Knowledge, Light, Uct, UctConfig};

@@ -247,7 +247,7 @@ impl<G: Game> Uct<G> {
 
 /// Plays `game` to its end with `knowledge`'s playout moves, recording for each
 /// player which actions it played if asked; returns the outcome.
-fn playout_recording<G: Game, K: Knowledge<G>>(
+pub(crate) fn playout_recording<G: Game, K: Knowledge<G>>(
     knowledge: &K,
     game: &mut G,
     rng: &mut ChaCha8Rng,
