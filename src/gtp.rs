@@ -943,6 +943,8 @@ mod tests {
                 model: None,
                 no_priors: true,
                 patterns: None,
+                playout_mix: 0.0,
+                mix_playouts: 1,
                 threads: 1,
             })
             .unwrap()
