@@ -32,7 +32,7 @@ fn short_game_against_gnugo() {
 }
 
 /// Network MCTS behind GTP (the shipped 7x7 network, fixed visits): legal games, and
-/// dead stones (from the ownership head) taken off so that the counts agree. One of the
+/// dead stones (judged by the playouts) taken off so that the counts agree. One of the
 /// two games ends when GnuGo, which knows no superko, repeats a position (the referee
 /// plays positional superko and forfeits it), so one game is counted.
 #[test]
