@@ -2,7 +2,9 @@
 //!
 //! A residual tower: a 3x3 stem convolution, `blocks` residual blocks (conv-BN-ReLU-conv-BN,
 //! skip, ReLU), a policy head (1x1 conv-BN-ReLU, linear to the action logits) and a value
-//! head (1x1 conv-BN-ReLU, linear, ReLU, linear, tanh).
+//! head (1x1 conv-BN-ReLU, linear, ReLU, linear, tanh). Blocks the architecture names
+//! ([`Architecture::has_pooling`]) add KataGo's global-pooling branch between their two
+//! convolutions.
 //!
 //! With KataGo's heads ([`Heads::Katago`]) the policy head's 1x1 convolution is followed
 //! by another to one logit per point, and the pass logit comes from the head's channels

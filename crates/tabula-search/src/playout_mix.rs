@@ -70,7 +70,7 @@ mod tests {
     use crate::uct::Light;
     use tabula_core::{Player, TicTacToe};
 
-    /// Priors from the inner evaluator, value 0.5 for everyone.
+    /// Even priors over the nine cells, value 0.5 for everyone.
     struct Half;
 
     impl Evaluator<TicTacToe> for Half {
@@ -84,7 +84,8 @@ mod tests {
 
     #[test]
     fn values_mix_with_the_playouts_results() {
-        // X: 0 1 5 7, O: 3 4 6 8; X to play the last free cell, 2, completing the top row
+        // X: 0 1 5 7, O: 3 4 6 8; X to play the last free cell, 2, completing the top
+        // row: every playout wins for X (z = 1)
         let mut g = TicTacToe::new();
         for m in [0, 3, 1, 4, 5, 6, 7, 8] {
             g.play(m);
