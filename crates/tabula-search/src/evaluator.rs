@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tabula_core::Game;
 
-use crate::uct::Uct;
+use crate::uct::{mean_playout_value, Light};
 
 /// The evaluation of one non-terminal position.
 #[derive(Clone, Debug, PartialEq)]
@@ -125,16 +125,9 @@ impl RolloutEvaluator {
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
     fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
         for game in positions {
-            let me = game.to_move();
-            let mut total = 0.0;
-            for _ in 0..self.rollouts {
-                let mut g = game.clone();
-                let outcome = Uct::<G>::playout(&mut g, &mut self.rng);
-                total += outcome.map_or(0.0, |o| o.value_for(me));
-            }
             out.push(Evaluation {
                 priors: Vec::new(),
-                value: total / self.rollouts as f32,
+                value: mean_playout_value(&Light, game, self.rollouts, &mut self.rng),
             });
         }
     }

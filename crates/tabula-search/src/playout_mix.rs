@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use tabula_core::Game;
 
 use crate::evaluator::{Evaluation, Evaluator, FinalEstimate};
-use crate::uct::{playout_recording, Knowledge};
+use crate::uct::{mean_playout_value, Knowledge};
 
 /// An evaluator whose values are mixed with playout results (its priors and final
 /// estimates are the inner evaluator's).
@@ -46,14 +46,7 @@ impl<G: Game, E: Evaluator<G>, K: Knowledge<G>> Evaluator<G> for PlayoutMix<E, K
             return;
         }
         for (game, e) in positions.iter().zip(&mut out[start..]) {
-            let me = game.to_move();
-            let mut total = 0.0;
-            for _ in 0..self.playouts {
-                let mut g = game.clone();
-                let outcome = playout_recording(&self.knowledge, &mut g, &mut self.rng, None);
-                total += outcome.map_or(0.0, |o| o.value_for(me));
-            }
-            let z = total / self.playouts as f32;
+            let z = mean_playout_value(&self.knowledge, game, self.playouts, &mut self.rng);
             e.value = (1.0 - self.lambda) * e.value + self.lambda * z;
         }
     }

@@ -247,7 +247,7 @@ impl<G: Game> Uct<G> {
 
 /// Plays `game` to its end with `knowledge`'s playout moves, recording for each
 /// player which actions it played if asked; returns the outcome.
-pub(crate) fn playout_recording<G: Game, K: Knowledge<G>>(
+fn playout_recording<G: Game, K: Knowledge<G>>(
     knowledge: &K,
     game: &mut G,
     rng: &mut ChaCha8Rng,
@@ -642,6 +642,24 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             .collect();
         UctResult::ranked(moves, sims)
     }
+}
+
+/// The mean result of `playouts` playouts from `pos` with `knowledge`'s policy, for the
+/// side to move there (−1 to 1; a playout without an outcome counts 0).
+pub fn mean_playout_value<G: Game, K: Knowledge<G>>(
+    knowledge: &K,
+    pos: &G,
+    playouts: usize,
+    rng: &mut ChaCha8Rng,
+) -> f32 {
+    let me = pos.to_move();
+    let mut total = 0.0;
+    for _ in 0..playouts.max(1) {
+        let mut g = pos.clone();
+        let outcome = playout_recording(knowledge, &mut g, rng, None);
+        total += outcome.map_or(0.0, |o| o.value_for(me));
+    }
+    total / playouts.max(1) as f32
 }
 
 /// Ownership: every point's mean owner at the end of `playouts` playouts from `pos`
