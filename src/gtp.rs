@@ -97,6 +97,10 @@ pub struct GtpArgs {
     /// Playouts per leaf when --playout-mix is above 0.
     #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 1000))]
     mix_playouts: usize,
+    /// `--player mcts`: start every search afresh instead of from the subtree the last
+    /// search left below the position now on the board.
+    #[arg(long)]
+    no_tree_reuse: bool,
 }
 
 const COMMANDS: &[&str] = &[
@@ -193,13 +197,10 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
                 ));
                 label = format!("{label}, mixed with playouts at λ {}", args.playout_mix);
             }
-            Box::new(MctsPlayer {
-                evaluator,
-                settings,
-                simulations,
-                knowledge: knowledge()?,
-                label,
-            })
+            let mut player =
+                MctsPlayer::new(evaluator, settings, simulations, knowledge()?, label);
+            player.reuse_tree = !args.no_tree_reuse;
+            Box::new(player)
         }
         _ => Box::new(UctPlayer {
             config: UctConfig {
@@ -946,6 +947,7 @@ mod tests {
                 patterns: None,
                 playout_mix: 0.0,
                 mix_playouts: 1,
+                no_tree_reuse: false,
                 threads: 1,
             })
             .unwrap()

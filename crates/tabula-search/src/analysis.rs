@@ -222,23 +222,32 @@ pub fn mcts_snapshot<G: Game>(tree: &Mcts<G>, pv_length: usize) -> Analysis<G::M
     }
 }
 
-impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
-    fn analyze(
+impl<E> MctsAnalyzer<E> {
+    /// Searches on in `tree`, whose root is the position analysed (a new tree, or one
+    /// kept from an earlier search and moved down with [`Mcts::reroot`]): the visits it
+    /// holds count towards `limits.max_visits`, as KataGo's do.
+    pub fn analyze_tree<G: Game>(
         &mut self,
-        game: &G,
+        tree: &mut Mcts<G>,
         limits: &AnalysisLimits,
         stop: &AtomicBool,
         report: &mut dyn FnMut(&Analysis<G::Move>),
-    ) -> Analysis<G::Move> {
+    ) -> Analysis<G::Move>
+    where
+        E: Evaluator<G>,
+    {
+        let game = tree.game().clone();
         let mut config = self.settings.mcts(usize::MAX, self.seed);
-        config.simulations = limits.simulations();
+        // A fresh search ends at the limit plus the root's own evaluation; a kept
+        // root's visits include that evaluation already.
+        let kept = (tree.root_visits() as usize).saturating_sub(1);
+        config.simulations = limits.simulations().saturating_sub(kept);
         config.time_limit = limits.max_time;
-        let mut tree = Mcts::new(game.clone(), config);
-        tree.restrict_root(self.root_actions.clone());
+        tree.set_config(config);
         let mut reporter = Reporter::new(limits.report_every);
         let mut positions = Vec::new();
         let mut evaluations = Vec::new();
-        let mut scores = Scores::new(game, &mut self.evaluator);
+        let mut scores = Scores::new(&game, &mut self.evaluator);
         tree.begin();
         while !tree.done() && !stop.load(Ordering::Relaxed) {
             positions.clear();
@@ -249,14 +258,28 @@ impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
                 tree.deliver(&evaluations);
             }
             if reporter.due() {
-                let mut a = mcts_snapshot(&tree, limits.pv_length);
-                scores.fill(game, &mut a, &mut self.evaluator);
+                let mut a = mcts_snapshot(tree, limits.pv_length);
+                scores.fill(&game, &mut a, &mut self.evaluator);
                 report(&a);
             }
         }
-        let mut a = mcts_snapshot(&tree, limits.pv_length);
-        scores.fill(game, &mut a, &mut self.evaluator);
+        let mut a = mcts_snapshot(tree, limits.pv_length);
+        scores.fill(&game, &mut a, &mut self.evaluator);
         a
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Analyzer<G> for MctsAnalyzer<E> {
+    fn analyze(
+        &mut self,
+        game: &G,
+        limits: &AnalysisLimits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(&Analysis<G::Move>),
+    ) -> Analysis<G::Move> {
+        let mut tree = Mcts::new(game.clone(), self.settings.mcts(usize::MAX, self.seed));
+        tree.restrict_root(self.root_actions.clone());
+        self.analyze_tree(&mut tree, limits, stop, report)
     }
 
     fn ownership(&mut self, game: &G) -> Option<Vec<f32>> {

@@ -13,6 +13,7 @@ use tabula_core::{Game, Go, Player};
 use crate::analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, UctAnalyzer};
 use crate::evaluator::Evaluator;
 use crate::go_knowledge::{dead_stones, ownership, GoKnowledge};
+use crate::mcts::Mcts;
 use crate::settings::SearchSettings;
 use crate::time_control::TimeControl;
 use crate::uct::{search_parallel, UctConfig};
@@ -206,6 +207,33 @@ pub struct MctsPlayer {
     pub knowledge: GoKnowledge,
     /// What the evaluator is, for `name`.
     pub label: String,
+    /// Whether a search starts from the subtree the last one left for the position
+    /// reached since (its own move and the opponent's answer), as KataGo does.
+    pub reuse_tree: bool,
+    /// The last search's tree.
+    tree: Option<Mcts<Go>>,
+}
+
+impl MctsPlayer {
+    /// A player searching with `evaluator` under `settings`, at most `simulations` per
+    /// move, with `knowledge`'s playouts for ownership; it reuses its tree.
+    pub fn new(
+        evaluator: Box<dyn Evaluator<Go>>,
+        settings: SearchSettings,
+        simulations: usize,
+        knowledge: GoKnowledge,
+        label: String,
+    ) -> Self {
+        MctsPlayer {
+            evaluator,
+            settings,
+            simulations,
+            knowledge,
+            label,
+            reuse_tree: true,
+            tree: None,
+        }
+    }
 }
 
 impl GoPlayer for MctsPlayer {
@@ -264,7 +292,16 @@ impl GoPlayer for MctsPlayer {
             max_visits: cap_visits(limits.max_visits, self.simulations),
             ..*limits
         };
-        analyzer.analyze(pos, &limits, stop, report)
+        // Two plies: the move this player chose last and the opponent's answer.
+        let mut tree = self
+            .tree
+            .take()
+            .filter(|_| self.reuse_tree)
+            .and_then(|mut t| t.reroot(pos, 2).then_some(t))
+            .unwrap_or_else(|| Mcts::new(pos.clone(), self.settings.mcts(usize::MAX, seed)));
+        let analysis = analyzer.analyze_tree(&mut tree, &limits, stop, report);
+        self.tree = Some(tree);
+        analysis
     }
 }
 
@@ -627,13 +664,13 @@ mod tests {
         ];
         let stones = tabula_core::go::stones_from_rows(&rows);
         let g = Go::from_stones(7, GoRules::default(), &stones).unwrap();
-        let player = MctsPlayer {
-            evaluator: Box::new(AllAlive),
-            settings: SearchSettings::default(),
-            simulations: 50,
-            knowledge: GoKnowledge::default(),
-            label: "all alive".into(),
-        };
+        let player = MctsPlayer::new(
+            Box::new(AllAlive),
+            SearchSettings::default(),
+            50,
+            GoKnowledge::default(),
+            "all alive".into(),
+        );
         let mut bot = GoBot::new(
             player,
             TimeControl::new(0.01).unwrap(),
@@ -656,6 +693,58 @@ mod tests {
             ["A3", "A5", "B4"].contains(&g.format_move(m).as_str()),
             "{}",
             g.format_move(m)
+        );
+    }
+
+    /// An evaluator that counts the positions it is asked about (uniform priors).
+    struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+    impl Evaluator<Go> for Counting {
+        fn evaluate(&mut self, positions: &[Go], out: &mut Vec<crate::Evaluation>) {
+            self.0
+                .fetch_add(positions.len(), std::sync::atomic::Ordering::Relaxed);
+            out.extend(positions.iter().map(|_| crate::Evaluation {
+                priors: Vec::new(),
+                value: 0.0,
+            }));
+        }
+    }
+
+    /// After its move and the opponent's answer, the network player searches on from
+    /// the subtree it had already grown there (a visit cap counts those visits, as
+    /// KataGo's maxVisits does); with reuse off, or after an answer it never looked at
+    /// deep enough, it searches afresh.
+    #[test]
+    fn the_network_player_reuses_its_tree_after_the_opponents_answer() {
+        let evaluations = |reuse: bool| {
+            let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let mut player = MctsPlayer::new(
+                Box::new(Counting(count.clone())),
+                SearchSettings::default(),
+                400,
+                GoKnowledge::default(),
+                "counting".into(),
+            );
+            player.reuse_tree = reuse;
+            let mut g = go(&[]);
+            let limit = Duration::from_secs(60);
+            let first = player.search(&g, limit, 1);
+            g.play(first.action.unwrap());
+            // the opponent answers with the reply the tree liked best
+            let tree = player.tree.as_ref().unwrap();
+            let reply = tree.principal_variation(first.action.unwrap(), 2)[1];
+            g.play(reply);
+            let before = count.load(std::sync::atomic::Ordering::Relaxed);
+            let second = player.search(&g, limit, 2);
+            assert_eq!(second.simulations, 401, "the cap holds either way");
+            count.load(std::sync::atomic::Ordering::Relaxed) - before
+        };
+        let fresh = evaluations(false);
+        let reused = evaluations(true);
+        assert!(fresh >= 390, "a fresh search evaluates its 400 visits: {fresh}");
+        assert!(
+            reused + 5 < fresh,
+            "the kept subtree saves evaluations: {reused} of {fresh}"
         );
     }
 

@@ -362,6 +362,63 @@ impl<G: Game> Mcts<G> {
         Ok(())
     }
 
+    /// Moves the root down to `target` if the tree has searched it within `max_depth`
+    /// plies of the root (a player's own move and the opponent's answer since its last
+    /// search), keeping the subtree below it: the visits already spent there count
+    /// towards the next search. Positions match by hash, ply and side to move. Returns
+    /// `false`, the tree unchanged, when `target` is not there (a new tree is due).
+    pub fn reroot(&mut self, target: &G, max_depth: usize) -> bool {
+        let key = |g: &G| (g.position_hash(), g.ply(), g.to_move());
+        let want = key(target);
+        if key(&self.root_game) == want {
+            return true;
+        }
+        let mut path = Vec::new();
+        if !self.path_to(0, &self.root_game, &want, max_depth, &mut path) {
+            return false;
+        }
+        // Every move of the path was played in the tree from this root, so none is
+        // refused; a refusal would leave a valid tree rooted part way, reported as false.
+        path.into_iter().all(|mv| self.play(mv).is_ok())
+    }
+
+    /// Depth-first search of the visited nodes below `node` (at `game`) for the position
+    /// keyed `want`; on success `path` holds the moves to it.
+    fn path_to(
+        &self,
+        node: usize,
+        game: &G,
+        want: &(u64, usize, tabula_core::Player),
+        depth: usize,
+        path: &mut Vec<G::Move>,
+    ) -> bool {
+        if depth == 0 || self.nodes[node].state != NodeState::Expanded {
+            return false;
+        }
+        for c in self.children(node) {
+            let child = &self.nodes[c];
+            let Some(mv) = child.mv.filter(|_| child.visits > 0) else {
+                continue;
+            };
+            let mut next = game.clone();
+            next.play(mv);
+            path.push(mv);
+            if (next.position_hash(), next.ply(), next.to_move()) == *want
+                || self.path_to(c, &next, want, depth - 1, path)
+            {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+
+    /// Visits of the root so far (kept ones included after [`Mcts::play`] or
+    /// [`Mcts::reroot`]).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].visits
+    }
+
     fn children(&self, node: usize) -> impl Iterator<Item = usize> {
         let n = &self.nodes[node];
         (n.first_child as usize)..(n.first_child + n.child_count) as usize
@@ -1029,6 +1086,45 @@ mod tests {
             best.visits as usize + config.simulations
         );
     }
+
+    /// Re-rooting finds the position two plies down (the tree's own move and the
+    /// opponent's answer) and keeps that subtree's visits; it refuses a position deeper
+    /// than asked, leaving the tree as it was.
+    #[test]
+    fn reroot_moves_down_to_a_searched_position_or_refuses() {
+        let config = MctsConfig {
+            simulations: 800,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(TicTacToe::new(), config);
+        let result = tree.search(&mut HashEvaluator);
+        let mine = result.children[0].mv;
+        let mut after = TicTacToe::new();
+        after.play(mine);
+        // the answer the tree looked at most below its own move
+        let (line, visits) = tree.principal_variation_visits(mine, 2);
+        assert_eq!(line.len(), 2, "the search went two plies deep");
+        let mut target = after;
+        target.play(line[1]);
+        let before = tree.root_visits();
+        assert!(tree.reroot(&TicTacToe::new(), 2), "the root itself");
+        assert_eq!(tree.root_visits(), before, "re-rooting at the root keeps it all");
+        // three plies away with a depth of two: refused, unchanged
+        let mut deep = target.clone();
+        let third = deep.legal_moves()[0];
+        deep.play(third);
+        assert!(!tree.reroot(&deep, 2));
+        assert_eq!(tree.root_visits(), before);
+        assert!(tree.reroot(&target, 2));
+        assert_eq!(tree.root_visits(), visits[1]);
+        assert_eq!(tree.game().position_hash(), target.position_hash());
+        let again = tree.search(&mut HashEvaluator);
+        assert_eq!(
+            again.root_visits as usize,
+            visits[1] as usize + config.simulations
+        );
+    }
+
 
     #[test]
     fn terminal_root_has_no_moves_and_wins_in_one_are_taken() {
