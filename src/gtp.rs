@@ -197,8 +197,7 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
                 ));
                 label = format!("{label}, mixed with playouts at λ {}", args.playout_mix);
             }
-            let mut player =
-                MctsPlayer::new(evaluator, settings, simulations, knowledge()?, label);
+            let mut player = MctsPlayer::new(evaluator, settings, simulations, knowledge()?, label);
             player.reuse_tree = !args.no_tree_reuse;
             Box::new(player)
         }

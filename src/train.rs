@@ -197,8 +197,8 @@ impl GameVisitor for Train<'_> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = run_eval_set(&game, args, &config, &dir.join("eval-set.json"));
         let progress = Bars::new(args.quiet);
-        let teacher_game = game.clone();
-        let teacher = move || teacher_game.uct_knowledge();
+        let knowledge_game = game.clone();
+        let knowledge = move || knowledge_game.uct_knowledge();
         let run = Run::open(
             dir,
             config,
@@ -208,7 +208,7 @@ impl GameVisitor for Train<'_> {
             &progress,
             args.restart,
         )?
-        .with_teacher(&teacher);
+        .with_knowledge(&knowledge);
         let state = run.train()?;
         eprintln!(
             "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",
@@ -300,6 +300,8 @@ fn train_shared<G: Capabilities>(
         idle_timeout: std::time::Duration::from_secs_f64(args.idle_timeout),
         ..TrainerOptions::default()
     };
+    let knowledge_game = game.clone();
+    let knowledge = move || knowledge_game.uct_knowledge();
     let trainer = SharedTrainer::open(
         store,
         config,
@@ -308,7 +310,8 @@ fn train_shared<G: Capabilities>(
         eval_set.as_ref(),
         &progress,
         options,
-    )?;
+    )?
+    .with_knowledge(&knowledge);
     eprintln!(
         "training the shared run {location}; start workers with `tabula selfplay --run {location}`"
     );

@@ -12,7 +12,7 @@ use tabula_core::{Game, Go, Player};
 
 use crate::analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, UctAnalyzer};
 use crate::evaluator::Evaluator;
-use crate::go_knowledge::{dead_stones, ownership, GoKnowledge};
+use crate::go_knowledge::{dead_stones, ownership, without_stones, GoKnowledge};
 use crate::mcts::Mcts;
 use crate::settings::SearchSettings;
 use crate::time_control::TimeControl;
@@ -419,14 +419,7 @@ impl<P: GoPlayer> GoBot<P> {
 
     /// The position with the dead stones taken off (what the final score counts).
     pub fn without_dead_stones(&mut self, game: &Go) -> Go {
-        let mut g = game.clone();
-        let n = g.size();
-        for a in self.dead_stones(game) {
-            let a = a as usize;
-            // the points are on the board, so this cannot fail
-            let _ = g.set_setup_point(a / n, a % n, None);
-        }
-        g
+        without_stones(game, &self.dead_stones(game))
     }
 
     /// A clean-up move: a capture or a liberty of an opponent chain the ownership
@@ -741,7 +734,10 @@ mod tests {
         };
         let fresh = evaluations(false);
         let reused = evaluations(true);
-        assert!(fresh >= 390, "a fresh search evaluates its 400 visits: {fresh}");
+        assert!(
+            fresh >= 390,
+            "a fresh search evaluates its 400 visits: {fresh}"
+        );
         assert!(
             reused + 5 < fresh,
             "the kept subtree saves evaluations: {reused} of {fresh}"

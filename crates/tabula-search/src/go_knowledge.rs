@@ -100,6 +100,19 @@ pub fn dead_stones(pos: &Go, ownership: &[f32]) -> Vec<u16> {
         .collect()
 }
 
+/// `pos` with the stones on `points` taken off (what a count after agreeing on dead
+/// stones sees).
+pub fn without_stones(pos: &Go, points: &[u16]) -> Go {
+    let mut g = pos.clone();
+    let n = g.size();
+    for &a in points {
+        let a = a as usize;
+        // points of the board's own stones, so this cannot fail
+        let _ = g.set_setup_point(a / n, a % n, None);
+    }
+    g
+}
+
 impl Knowledge<Go> for GoKnowledge {
     fn playout_move(&self, game: &Go, random: &mut dyn FnMut(usize) -> usize) -> Option<u16> {
         match &self.playouts {
@@ -130,7 +143,27 @@ impl Knowledge<Go> for GoKnowledge {
     fn final_owners(&self, game: &Go) -> Option<Vec<f32>> {
         Some(game.area_ownership())
     }
+
+    /// Self-play ends when both players pass, often with hopeless stones still on the
+    /// board (neither side gains by taking them off); counted as they stand, they teach
+    /// the ownership head that dead stones live. The playouts, played on from the end
+    /// (passes forgotten), say which are dead, as in the clean-up phase.
+    fn settled_final(&self, game: &Go, seed: u64) -> Option<(Vec<f32>, f32)> {
+        game.final_ownership()?;
+        let mut pos = game.clone();
+        pos.clear_passes();
+        let dead = dead_stones(&pos, &ownership(&pos, self, SETTLE_PLAYOUTS, seed));
+        if dead.is_empty() {
+            return None;
+        }
+        let settled = without_stones(&pos, &dead);
+        Some((settled.area_ownership(), settled.score()))
+    }
 }
+
+/// Playouts that settle a finished self-play game: a stone is dead when three in four
+/// of them end with the point the opponent's.
+const SETTLE_PLAYOUTS: usize = 100;
 
 #[cfg(test)]
 mod tests {
@@ -212,5 +245,45 @@ mod tests {
         assert_eq!(dead_stones(&g, &own), vec![a4]);
         assert!(own[g.parse_move("B2").unwrap() as usize] > 0.5);
         assert!(own[g.parse_move("F2").unwrap() as usize] < -0.5);
+    }
+
+    /// A game both players passed out with White's dead A4 still inside Black's side is
+    /// settled with A4 off: Black owns the side and the score moves to Black; a game
+    /// with nothing dead, or one that was resigned, keeps its own count.
+    #[test]
+    fn settling_a_finished_game_takes_dead_stones_off() {
+        let rows = [
+            "..X.O..", "..X.O..", "..X.O..", "O.X.O..", "..X.O..", "..X.O..", "..X.O..",
+        ];
+        let mut g = Go::from_stones(7, GoRules::default(), &stones_from_rows(&rows)).unwrap();
+        let pass = g.pass();
+        g.play(pass);
+        g.play(pass);
+        assert!(g.is_terminal());
+        let k = GoKnowledge::default();
+        let (own, score) = g.final_ownership().unwrap();
+        let a4 = g.parse_move("A4").unwrap() as usize;
+        let b4 = g.parse_move("B4").unwrap() as usize;
+        assert_eq!(
+            (own[a4], own[b4]),
+            (-1.0, 0.0),
+            "as it stands: A4 White's, B4 no one's"
+        );
+        let (settled, settled_score) = k.settled_final(&g, 1).expect("a dead stone");
+        assert_eq!((settled[a4], settled[b4]), (1.0, 1.0));
+        // columns A and B (14 points) become Black's, A4 no longer White's
+        assert_eq!(settled_score - score, 15.0);
+        // nothing dead: the game's own count stands
+        let rows = [
+            "..X.O..", "..X.O..", "..X.O..", "..X.O..", "..X.O..", "..X.O..", "..X.O..",
+        ];
+        let mut alive = Go::from_stones(7, GoRules::default(), &stones_from_rows(&rows)).unwrap();
+        alive.play(pass);
+        alive.play(pass);
+        assert_eq!(k.settled_final(&alive, 1), None);
+        // a resigned game has no count to settle
+        let mut resigned = g.clone();
+        resigned.resign(tabula_core::Player::First);
+        assert_eq!(k.settled_final(&resigned, 1), None);
     }
 }

@@ -1108,7 +1108,11 @@ mod tests {
         target.play(line[1]);
         let before = tree.root_visits();
         assert!(tree.reroot(&TicTacToe::new(), 2), "the root itself");
-        assert_eq!(tree.root_visits(), before, "re-rooting at the root keeps it all");
+        assert_eq!(
+            tree.root_visits(),
+            before,
+            "re-rooting at the root keeps it all"
+        );
         // three plies away with a depth of two: refused, unchanged
         let mut deep = target.clone();
         let third = deep.legal_moves()[0];
@@ -1124,7 +1128,6 @@ mod tests {
             visits[1] as usize + config.simulations
         );
     }
-
 
     #[test]
     fn terminal_root_has_no_moves_and_wins_in_one_are_taken() {

@@ -85,6 +85,14 @@ pub trait Knowledge<G: Game> {
     fn final_owners(&self, _game: &G) -> Option<Vec<f32>> {
         None
     }
+
+    /// The final owners and score (as [`Game::final_ownership`]) of a game that ended
+    /// in a count, once the stones these playouts read as dead are taken off, as
+    /// players agree on them before counting (Go). `None` when nothing needs settling:
+    /// the game's own count stands.
+    fn settled_final(&self, _game: &G, _seed: u64) -> Option<(Vec<f32>, f32)> {
+        None
+    }
 }
 
 macro_rules! forward_knowledge {
@@ -108,6 +116,10 @@ macro_rules! forward_knowledge {
 
             fn final_owners(&self, game: &G) -> Option<Vec<f32>> {
                 (**self).final_owners(game)
+            }
+
+            fn settled_final(&self, game: &G, seed: u64) -> Option<(Vec<f32>, f32)> {
+                (**self).settled_final(game, seed)
             }
         }
     )*};

@@ -14,6 +14,8 @@ use rand::Rng;
 use tabula_core::{Game, Player};
 use tabula_nn::Batch;
 
+use tabula_search::uct::Knowledge;
+
 use crate::records::GameRecord;
 
 /// Encoded input planes, compact.
@@ -217,11 +219,13 @@ impl Row {
 }
 
 /// The most recent `window` training positions.
-pub struct ReplayBuffer<G> {
+pub struct ReplayBuffer<G: Game> {
     /// A position of the game (for shapes and symmetries; the board never changes).
     prototype: G,
     rows: VecDeque<Row>,
     window: usize,
+    /// Settles the end of each counted game before its ownership and score targets.
+    settle: Option<Box<dyn Knowledge<G> + Send + Sync>>,
 }
 
 impl<G: Game> ReplayBuffer<G> {
@@ -231,7 +235,16 @@ impl<G: Game> ReplayBuffer<G> {
             prototype: game.clone(),
             rows: VecDeque::new(),
             window: window.max(1),
+            settle: None,
         }
+    }
+
+    /// Takes the ownership and score targets of counted games from the end as
+    /// `knowledge` settles it ([`Knowledge::settled_final`]: Go's dead stones off)
+    /// rather than as it stands. Value targets keep the result the game was played to.
+    pub fn with_settling(mut self, knowledge: Option<Box<dyn Knowledge<G> + Send + Sync>>) -> Self {
+        self.settle = knowledge;
+        self
     }
 
     /// Positions held.
@@ -275,7 +288,15 @@ impl<G: Game> ReplayBuffer<G> {
             movers.push(game.to_move());
         })?;
         // A resigned game was not counted: its last position tells no owners.
-        if let Some((own, score)) = (!record.resigned).then(|| last.final_ownership()).flatten() {
+        let end = if record.resigned {
+            None
+        } else {
+            self.settle
+                .as_ref()
+                .and_then(|k| k.settled_final(&last, last.position_hash()))
+                .or_else(|| last.final_ownership())
+        };
+        if let Some((own, score)) = end {
             rows = rows
                 .into_iter()
                 .zip(&movers)
@@ -447,6 +468,44 @@ mod tests {
         buffer.add_game(&start, &resigned, 0.0).unwrap();
         let batch = buffer.batch(4, true, &mut rand::rng());
         assert_eq!(batch.aux_weight, [0.0; 4]);
+    }
+
+    /// With settling, a game passed out with a dead stone on the board teaches the
+    /// count after it is taken off; without, the count as it stands.
+    #[test]
+    fn settled_games_teach_the_count_without_their_dead_stones() {
+        let rows = [
+            "..X.O..", "..X.O..", "..X.O..", "O.X.O..", "..X.O..", "..X.O..", "..X.O..",
+        ];
+        let stones = tabula_core::go::stones_from_rows(&rows);
+        let start = Go::from_stones(7, GoRules::default(), &stones).unwrap();
+        let pass = start.action_of(start.pass()) as u32;
+        let record = GameRecord {
+            policy: vec![Some(vec![(pass, 1.0)]); 2],
+            root_value: vec![0.0; 2],
+            moves: vec![pass, pass],
+            result: -1.0,
+            resigned: false,
+            no_resign: false,
+            would_resign: None,
+        };
+        let a4 = start.parse_move("A4").unwrap() as usize;
+        let target = |buffer: ReplayBuffer<Go>| {
+            let mut score = 0.0;
+            let mut own = vec![0.0; 49];
+            // the first row: Black to move, so the target is Black's view
+            buffer.rows[0].write_aux(&start, 0, &mut score, &mut own);
+            (own[a4], score)
+        };
+        let mut plain = ReplayBuffer::new(&start, 100);
+        plain.add_game(&start, &record, 0.0).unwrap();
+        let knowledge = tabula_search::go_knowledge::GoKnowledge::default();
+        let mut settled = ReplayBuffer::new(&start, 100).with_settling(Some(Box::new(knowledge)));
+        settled.add_game(&start, &record, 0.0).unwrap();
+        let (own, score) = target(plain);
+        let (settled_own, settled_score) = target(settled);
+        assert_eq!((own, settled_own), (-1.0, 1.0));
+        assert_eq!(settled_score - score, 15.0);
     }
 
     #[test]

@@ -327,9 +327,11 @@ impl<'a, G: Game> Run<'a, G> {
         Ok(run)
     }
 
-    /// Gives the knowledge (heavy playouts, priors) that the UCT teacher of the first
-    /// `teacher.iterations` plays with; without it the teacher plays light playouts.
-    pub fn with_teacher(mut self, knowledge: &'a KnowledgeSource<'a, G>) -> Self {
+    /// Gives the game's knowledge (heavy playouts, priors): the UCT teacher of the
+    /// first `teacher.iterations` plays with it (without it, light playouts), and the
+    /// replay buffer settles the end of every counted game with it before taking
+    /// ownership and score targets (Go's dead stones off; [`ReplayBuffer::with_settling`]).
+    pub fn with_knowledge(mut self, knowledge: &'a KnowledgeSource<'a, G>) -> Self {
         self.teacher = Some(knowledge);
         self
     }
@@ -450,7 +452,8 @@ impl<'a, G: Game> Run<'a, G> {
         let cfg = &self.config;
         // The replay buffer from the games of the completed iterations, newest last.
         // Read backwards until the window is full, then add oldest first.
-        let mut replay = ReplayBuffer::new(&self.start, cfg.net.replay_window);
+        let mut replay = ReplayBuffer::new(&self.start, cfg.net.replay_window)
+            .with_settling(self.teacher.and_then(|k| k()));
         let mut recent = Vec::new();
         let mut held = 0;
         for it in (1..=state.iteration).rev() {
@@ -1019,7 +1022,7 @@ mod tests {
         };
         Run::open(&dir, config, TicTacToe::new(), None, None, &Silent, false)
             .unwrap()
-            .with_teacher(&knowledge)
+            .with_knowledge(&knowledge)
             .train()
             .unwrap();
         assert!(

@@ -43,6 +43,7 @@ use crate::run::{
 };
 use crate::selfplay::{play_games, SelfPlayStats};
 use crate::store::{RunStore, Version};
+use crate::teacher::KnowledgeSource;
 use crate::ZeroError;
 
 /// The pointer to the newest generation.
@@ -341,6 +342,7 @@ pub struct SharedTrainer<'a, G: Game> {
     progress: &'a dyn Progress,
     options: TrainerOptions,
     lease: Lease,
+    knowledge: Option<&'a KnowledgeSource<'a, G>>,
 }
 
 impl<'a, G: Game> SharedTrainer<'a, G> {
@@ -366,6 +368,7 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
             progress,
             options,
             lease,
+            knowledge: None,
         };
         if read_latest(&t.store)?.is_none() {
             t.create(init)?;
@@ -464,6 +467,14 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
         Ok(positions)
     }
 
+    /// Gives the game's knowledge, with which the replay buffer settles the end of
+    /// every counted game before taking ownership and score targets
+    /// ([`ReplayBuffer::with_settling`]).
+    pub fn with_knowledge(mut self, knowledge: &'a KnowledgeSource<'a, G>) -> Self {
+        self.knowledge = Some(knowledge);
+        self
+    }
+
     /// Trains until `config.iterations` generations are published or the time limit is
     /// reached, consuming the workers' games. Returns the final state.
     pub fn train(&self) -> Result<SharedState, ZeroError> {
@@ -493,7 +504,8 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
             self.store.delete(FINISHED)?;
         }
         // The replay window from the files consumed, newest last.
-        let mut replay = ReplayBuffer::new(&self.start, cfg.net.replay_window);
+        let mut replay = ReplayBuffer::new(&self.start, cfg.net.replay_window)
+            .with_settling(self.knowledge.and_then(|k| k()));
         let mut held = 0;
         let from = state
             .consumed
