@@ -10,7 +10,9 @@
 #
 # SIZE (default 9), KOMI (7.5), LEVEL (GnuGo's level, default 10), OPPONENT (a whole
 # GTP command line instead of GnuGo), BIN (a tabula binary; default: build the dist
-# profile).
+# profile), MIX (`--playout-mix`, default the engine's 0.5; 0 measures the network
+# alone), SIMS (a fixed number of visits a move instead of SECONDS: the curve then does
+# not depend on the machine's load, so it may run beside a training run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run=${1:?usage: scripts/go-curve.sh RUN OUT [GAMES] [SECONDS] [EVERY]}
@@ -22,6 +24,9 @@ size=${SIZE:-9}
 komi=${KOMI:-7.5}
 level=${LEVEL:-10}
 opponent=${OPPONENT:-/usr/games/gnugo --mode gtp --level $level --chinese-rules}
+budget="--move-time $secs"
+[ -n "${SIMS:-}" ] && budget="--sims $SIMS --move-time 60"
+[ -n "${MIX:-}" ] && budget="$budget --playout-mix $MIX"
 bin=$(mktemp -d)/tabula
 if [ -n "${BIN:-}" ]; then
   cp "$BIN" "$bin"
@@ -37,8 +42,8 @@ for ckpt in "$run"/checkpoints/iter-*.safetensors; do
   [ "$it" -gt 0 ] && [ $((it % every)) -eq 0 ] || continue
   dir="$out/$name"
   if [ ! -f "$dir/summary.json" ]; then
-    echo "== $name: $games games, $secs s per move"
-    "$bin" match --engine "$bin gtp --player mcts --model $ckpt --size $size --komi $komi --move-time $secs" \
+    echo "== $name: $games games, $budget"
+    "$bin" match --engine "$bin gtp --player mcts --model $ckpt --size $size --komi $komi $budget" \
       --opponent "$opponent" --games "$games" --size "$size" --komi "$komi" --out "$dir" > "$dir.log" 2>&1 ||
       { echo "match of $name failed: see $dir.log" >&2; continue; }
   fi
