@@ -1114,7 +1114,7 @@ mod tests {
             "re-rooting at the root keeps it all"
         );
         // three plies away with a depth of two: refused, unchanged
-        let mut deep = target.clone();
+        let mut deep = target;
         let third = deep.legal_moves()[0];
         deep.play(third);
         assert!(!tree.reroot(&deep, 2));
