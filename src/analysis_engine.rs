@@ -65,6 +65,8 @@ pub struct AnalysisArgs {
     /// Seed of the searches.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    #[command(flatten)]
+    mix: evaluators::MixFlags,
 }
 
 /// Query fields read here; any other one gets a warning.
@@ -559,6 +561,9 @@ impl Query<'_> {
             let (evaluator, label) =
                 evaluators::evaluator(model.as_deref(), game, &settings, args.seed)
                     .map_err(|e| bad("game", format!("{e:#}")))?;
+            let (evaluator, label) =
+                args.mix
+                    .mix(evaluator, label, game.uct_knowledge(), args.seed);
             let a = MctsAnalyzer {
                 evaluator,
                 settings,

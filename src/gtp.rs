@@ -30,7 +30,7 @@ use tabula_search::go_bot::{
 };
 use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::time_control::TimeControl;
-use tabula_search::{PlayoutMix, UctConfig};
+use tabula_search::UctConfig;
 
 use crate::gtp_analysis;
 
@@ -88,15 +88,8 @@ pub struct GtpArgs {
     /// crates/tabula-core/data/go-patterns.txt).
     #[arg(long)]
     patterns: Option<std::path::PathBuf>,
-    /// `--player mcts`: mix each leaf's network value with the result of playouts from
-    /// it (see --playouts), AlphaGo's λ: value = (1 − λ)·network + λ·playouts. 0: the
-    /// network alone. (On 9x9 the shipped network won 40% against GnuGo level 10
-    /// alone and 72.5% mixed at 0.5; BENCHMARKS.md.)
-    #[arg(long, default_value_t = 0.5, value_parser = crate::input::number(0.0, 1.0))]
-    playout_mix: f64,
-    /// Playouts per leaf when --playout-mix is above 0.
-    #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 1000))]
-    mix_playouts: usize,
+    #[command(flatten)]
+    mix: crate::evaluators::MixFlags,
     /// `--player mcts`: start every search afresh instead of from the subtree the last
     /// search left below the position now on the board.
     #[arg(long)]
@@ -185,18 +178,11 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
                     })?,
             };
             let settings = crate::evaluators::SearchFlags::default().settings(game)?;
-            let (mut evaluator, mut label) =
+            let (evaluator, label) =
                 crate::evaluators::evaluator(Some(&spec), game, &settings, args.seed)?;
-            if args.playout_mix > 0.0 {
-                evaluator = Box::new(PlayoutMix::new(
-                    evaluator,
-                    knowledge()?,
-                    args.playout_mix as f32,
-                    args.mix_playouts,
-                    args.seed,
-                ));
-                label = format!("{label}, mixed with playouts at λ {}", args.playout_mix);
-            }
+            let (evaluator, label) = args
+                .mix
+                .mix(evaluator, label, Some(knowledge()?), args.seed);
             let mut player = MctsPlayer::new(evaluator, settings, simulations, knowledge()?, label);
             player.reuse_tree = !args.no_tree_reuse;
             Box::new(player)
@@ -944,8 +930,10 @@ mod tests {
                 model: None,
                 no_priors: true,
                 patterns: None,
-                playout_mix: 0.0,
-                mix_playouts: 1,
+                mix: crate::evaluators::MixFlags {
+                    playout_mix: 0.0,
+                    mix_playouts: 1,
+                },
                 no_tree_reuse: false,
                 threads: 1,
             })

@@ -50,6 +50,8 @@ pub struct PlayArgs {
     sims: usize,
     #[command(flatten)]
     search: crate::evaluators::SearchFlags,
+    #[command(flatten)]
+    mix: crate::evaluators::MixFlags,
     /// Transposition table of the perfect player (the Connect Four solver), in MiB.
     #[arg(long, default_value_t = 256, value_parser = crate::input::count(1, crate::input::MAX_TABLE_MB))]
     table_mb: usize,
@@ -69,6 +71,7 @@ struct Play {
     model: Option<String>,
     sims: usize,
     search: crate::evaluators::SearchFlags,
+    mix: crate::evaluators::MixFlags,
 }
 
 impl GameVisitor for Play {
@@ -89,6 +92,7 @@ impl GameVisitor for Play {
                 let search = self.search.settings(&game)?;
                 let (evaluator, label) =
                     crate::evaluators::evaluator(self.model.as_deref(), &game, &search, 42)?;
+                let (evaluator, label) = self.mix.mix(evaluator, label, game.uct_knowledge(), 42);
                 writeln!(out, "MCTS evaluator: {label}")?;
                 let config = search.mcts(self.sims, 42);
                 Box::new(MctsAgent::new(config, evaluator, "MCTS")) as Box<dyn Agent<G>>
@@ -173,6 +177,7 @@ pub fn run(args: PlayArgs) -> Result<ExitCode> {
             model: args.model,
             sims: args.sims,
             search: args.search,
+            mix: args.mix,
         },
     )??;
     Ok(ExitCode::SUCCESS)

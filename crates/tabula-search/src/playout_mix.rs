@@ -10,6 +10,25 @@ use tabula_core::Game;
 use crate::evaluator::{Evaluation, Evaluator, FinalEstimate};
 use crate::uct::{mean_playout_value, Knowledge};
 
+/// The λ every front end mixes with unless told otherwise (AlphaGo's; on 9x9 it beat
+/// 0.25 and 0.75 head to head, BENCHMARKS.md).
+pub const DEFAULT_LAMBDA: f32 = 0.5;
+
+/// `evaluator` with `knowledge`'s playouts mixed in at `lambda` (`playouts` a leaf), or
+/// unchanged when `lambda` is 0 or the game has no playout knowledge.
+pub fn mixed<G: Game, K: Knowledge<G> + Send + 'static>(
+    evaluator: Box<dyn Evaluator<G>>,
+    knowledge: Option<K>,
+    lambda: f32,
+    playouts: usize,
+    seed: u64,
+) -> Box<dyn Evaluator<G>> {
+    match knowledge {
+        Some(k) if lambda > 0.0 => Box::new(PlayoutMix::new(evaluator, k, lambda, playouts, seed)),
+        _ => evaluator,
+    }
+}
+
 /// An evaluator whose values are mixed with playout results (its priors and final
 /// estimates are the inner evaluator's).
 pub struct PlayoutMix<E, K> {
@@ -105,5 +124,32 @@ mod tests {
             .evaluate(std::slice::from_ref(&g), &mut out);
         assert_eq!(out[0].value, 0.0);
         assert!((out[1].value - z).abs() < 1e-6);
+    }
+
+    /// `mixed` mixes only where there is knowledge and a weight: a game without
+    /// playout knowledge, or λ 0, keeps the network's value.
+    #[test]
+    fn mixed_needs_knowledge_and_a_weight() {
+        let mut g = TicTacToe::new();
+        for m in [0, 3, 1, 4, 5, 6, 7, 8] {
+            g.play(m);
+        }
+        let value = |e: &mut Box<dyn Evaluator<TicTacToe>>| {
+            let mut out = Vec::new();
+            e.evaluate(std::slice::from_ref(&g), &mut out);
+            out[0].value
+        };
+        assert_eq!(
+            value(&mut mixed(Box::new(Half), None::<Light>, 0.5, 1, 1)),
+            0.5
+        );
+        assert_eq!(
+            value(&mut mixed(Box::new(Half), Some(Light), 0.0, 1, 1)),
+            0.5
+        );
+        assert_eq!(
+            value(&mut mixed(Box::new(Half), Some(Light), 0.5, 1, 1)),
+            0.75
+        );
     }
 }

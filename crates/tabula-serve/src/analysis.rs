@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tabula_games::Capabilities;
 use tabula_search::mcts::Mcts;
+use tabula_search::playout_mix::{mixed, DEFAULT_LAMBDA};
 use tabula_zero::evaluators;
 
 use crate::error::ApiError;
@@ -114,8 +115,10 @@ impl<F: FnMut(Value) -> bool> PositionVisitor for Analysis<'_, F> {
         let settings = search_settings(&game)?;
         let seed = req.seed.unwrap_or(42);
         let model = req.model.clone().unwrap_or_else(|| default_model(&game));
-        let (mut evaluator, label) =
+        let (evaluator, label) =
             evaluators::evaluator(Some(&model), &game, &settings, seed).map_err(ApiError::bad)?;
+        // as `tabula gtp` plays: playouts mixed in where the game has them (Go)
+        let mut evaluator = mixed(evaluator, game.uct_knowledge(), DEFAULT_LAMBDA, 1, seed);
         let total = simulations(req.sims, 2_000, self.limits)?;
         let limit = time_limit(req.seconds, self.limits)?;
         let started = Instant::now();

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use tabula_games::Capabilities;
 use tabula_search::agent::{Agent, MctsAgent, UctAgent};
 use tabula_search::arena::RandomAgent;
+use tabula_search::playout_mix::{mixed, DEFAULT_LAMBDA};
 use tabula_search::uct::{Knowledge, UctConfig};
 use tabula_zero::evaluators;
 use tabula_zero::ZeroConfig;
@@ -108,6 +109,8 @@ pub fn agent<G: Capabilities>(
             let model = spec.model.clone().unwrap_or_else(|| default_model(game));
             let (evaluator, label) = evaluators::evaluator(Some(&model), game, &settings, seed)
                 .map_err(ApiError::bad)?;
+            // as `tabula gtp` plays: playouts mixed in where the game has them (Go)
+            let evaluator = mixed(evaluator, game.uct_knowledge(), DEFAULT_LAMBDA, 1, seed);
             let mut config = settings.mcts(simulations(spec.sims, 800, limits)?, seed);
             config.time_limit = Some(time);
             Box::new(MctsAgent::new(config, evaluator, format!("mcts ({label})")))
