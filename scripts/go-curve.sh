@@ -5,6 +5,7 @@
 # written to OUT/curve.csv as the run's wall time at that checkpoint (from its
 # metrics.jsonl), the games it had played, and the win rate with its 95% interval.
 # Resumable: a checkpoint whose match finished is not played again.
+# Draw it with `tabula plot --run RUN --matches OUT/curve.csv`.
 #
 #   scripts/go-curve.sh RUN OUT [GAMES] [SECONDS] [EVERY]
 #

@@ -342,6 +342,57 @@ pub struct PlotArgs {
     /// Output file (default: DIR/curves.svg).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// A learning curve of matches (`scripts/go-curve.sh`'s curve.csv: columns
+    /// seconds, win_rate, ci_low, ci_high) drawn in the lower panel instead of the
+    /// accuracy against the solver — for games with no solver, such as Go.
+    #[arg(long)]
+    matches: Option<PathBuf>,
+}
+
+/// Reads a learning curve of matches: (wall minutes, win %, low %, high %) per row.
+fn read_match_curve(path: &Path) -> Result<Vec<[f64; 4]>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the match curve {}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h.trim() == name)
+            .with_context(|| format!("{}: no `{name}` column", path.display()))
+    };
+    let cols = [
+        column("seconds")?,
+        column("win_rate")?,
+        column("ci_low")?,
+        column("ci_high")?,
+    ];
+    let mut points = Vec::new();
+    for (i, line) in lines.enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let fields: Vec<&str> = line.split(',').collect();
+        let mut p = [0.0; 4];
+        for (k, &c) in cols.iter().enumerate() {
+            let v: f64 = fields
+                .get(c)
+                .and_then(|f| f.trim().parse().ok())
+                .filter(|v: &f64| v.is_finite() && *v >= 0.0 && (k == 0 || *v <= 1.0))
+                .with_context(|| {
+                    format!(
+                        "{} line {}: `{}` is not a valid row",
+                        path.display(),
+                        i + 2,
+                        line
+                    )
+                })?;
+            p[k] = if k == 0 { v / 60.0 } else { 100.0 * v };
+        }
+        points.push(p);
+    }
+    if points.is_empty() {
+        bail!("{} holds no matches", path.display());
+    }
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]));
+    Ok(points)
 }
 
 /// A curve: its name, colour and points (minutes, value).
@@ -387,6 +438,9 @@ fn draw_panel(
 pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     use plotters::prelude::*;
     if tabula_automine::run::is_run(&args.run) {
+        if args.matches.is_some() {
+            bail!("--matches draws a game run's match curve; a mine-model run has none");
+        }
         return plot_mines(&args);
     }
     let rows = read_metrics(&args.run)?;
@@ -396,6 +450,7 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
             args.run.display()
         );
     }
+    let matches = args.matches.as_deref().map(read_match_curve).transpose()?;
     let out = args
         .out
         .clone()
@@ -404,7 +459,9 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
     root.fill(&WHITE)?;
     let (top, bottom) = root.split_vertically(400);
     let minutes = |s: f64| s / 60.0;
-    let t_max = minutes(rows.last().map_or(1.0, |r| r.seconds)).max(1e-3);
+    let t_max = minutes(rows.last().map_or(1.0, |r| r.seconds))
+        .max(matches.iter().flatten().map(|p| p[0]).fold(0.0, f64::max))
+        .max(1e-3);
     // Losses and entropy against wall time.
     let curve = |f: fn(&tabula_zero::Metrics) -> f64| -> Vec<(f64, f64)> {
         rows.iter().map(|r| (minutes(r.seconds), f(r))).collect()
@@ -431,6 +488,25 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         SeriesLabelPosition::MiddleRight,
         losses,
     )?;
+    if let Some(points) = matches {
+        let line = |k: usize| points.iter().map(|p| (p[0], p[k])).collect();
+        draw_panel(
+            &bottom,
+            "Win rate in matches (95% interval)",
+            "% of games won",
+            t_max,
+            100.0,
+            SeriesLabelPosition::LowerRight,
+            vec![
+                ("win rate".into(), BLUE, line(1)),
+                ("interval, low".into(), CYAN, line(2)),
+                ("interval, high".into(), CYAN, line(3)),
+            ],
+        )?;
+        root.present()?;
+        println!("wrote {}", out.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     // Accuracy against the solver (where it was measured).
     let accuracy = |f: fn(&tabula_zero::Accuracy) -> f64| -> Vec<(f64, f64)> {
         rows.iter()

@@ -64,6 +64,48 @@ fn a_short_tictactoe_run_never_loses_to_minimax() {
     assert!(std::fs::read_to_string(run.join("curves.svg"))
         .unwrap()
         .contains("<svg"));
+    // A learning curve of matches replaces the solver panel; a bad row is an error
+    // that names its line.
+    let curve = run.join("curve.csv");
+    let svg = run.join("matches.svg");
+    let plot = |csv: &str| {
+        std::fs::write(&curve, csv).unwrap();
+        let _ = std::fs::remove_file(&svg);
+        tabula(
+            &[
+                "plot",
+                "--run",
+                run.to_str().unwrap(),
+                "--matches",
+                curve.to_str().unwrap(),
+                "--out",
+                svg.to_str().unwrap(),
+            ],
+            "",
+        )
+    };
+    let header = "iteration,seconds,games_trained,match_games,wins,win_rate,ci_low,ci_high\n";
+    let out = plot(&format!(
+        "{header}5,30,500,16,4,0.25,0.1,0.5\n10,60,1000,16,8,0.5,0.28,0.72\n"
+    ));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("Win rate in matches"));
+    for bad in [
+        "5,30,500,16,4,1.5,0.1,0.5",
+        "5,x,500,16,4,0.25,0.1,0.5",
+        "5,30",
+    ] {
+        let out = plot(&format!("{header}{bad}\n"));
+        assert!(!out.status.success(), "{bad} accepted");
+        assert!(
+            text(&out.stderr).contains("line 2"),
+            "{bad}: {}",
+            text(&out.stderr)
+        );
+        assert!(!svg.exists(), "{bad}: a plot was written");
+    }
     let _ = std::fs::remove_dir_all(&run);
 }
 
