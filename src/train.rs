@@ -11,7 +11,7 @@ use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_games::TestSetSource;
 use tabula_nn::WeightFile;
-use tabula_zero::run::{read_metrics, stored_config};
+use tabula_zero::run::{check_optimizer_state, optimizer_path, read_metrics, stored_config};
 use tabula_zero::shared::{model_key, read_config, SharedTrainer, TrainerOptions};
 use tabula_zero::store::{is_url, RunStore};
 use tabula_zero::{EvalSet, Progress, Run, ZeroConfig};
@@ -38,7 +38,10 @@ pub struct TrainArgs {
     #[arg(long)]
     distributed: bool,
     /// Start a new run from this network (e.g. models/connect4.safetensors) instead of
-    /// random weights, to continue training on another machine.
+    /// random weights, to continue training on another machine. Its optimiser state
+    /// (Adam's moments), when saved beside it as NAME.optim as a run's checkpoints keep
+    /// theirs, continues too; otherwise the optimiser starts afresh (consider
+    /// net.optimizer.warmup_steps).
     #[arg(long)]
     init: Option<PathBuf>,
     /// Shared runs: stop (resumably) when no game has arrived for this many seconds.
@@ -194,6 +197,24 @@ impl GameVisitor for Train<'_> {
             eprintln!("note: the run starts from --init, so it plays no teacher games (teacher.iterations = 0)");
             config.teacher.iterations = 0;
         }
+        // a shipped network's optimiser state (MODEL.optim beside it) continues with it;
+        // checked before the run is made
+        let init_optimizer = match (&args.init, &init) {
+            (Some(path), Some(weights)) if new_run && optimizer_path(path).exists() => {
+                let optim = optimizer_path(path);
+                let bytes = std::fs::read(&optim)
+                    .with_context(|| format!("reading {}", optim.display()))?;
+                check_optimizer_state(weights, &config, &bytes).with_context(|| {
+                    format!("{} does not fit {}", optim.display(), path.display())
+                })?;
+                eprintln!(
+                    "note: continuing the optimiser state of {}",
+                    optim.display()
+                );
+                Some(bytes)
+            }
+            _ => None,
+        };
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         let eval_set = run_eval_set(&game, args, &config, &dir.join("eval-set.json"));
         let progress = Bars::new(args.quiet);
@@ -209,6 +230,10 @@ impl GameVisitor for Train<'_> {
             args.restart,
         )?
         .with_knowledge(&knowledge);
+        let run = match (init.as_ref(), init_optimizer) {
+            (Some(weights), Some(bytes)) => run.continue_optimizer(weights, &bytes)?,
+            _ => run,
+        };
         let state = run.train()?;
         eprintln!(
             "run {}: {} iterations, {} games, {} training steps, {:.0} s; best network: {}",

@@ -260,7 +260,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn a_teacher_starts_a_run_and_a_run_from_init_skips_it() {
+fn a_teacher_starts_a_run_and_a_run_from_init_skips_it_and_continues_its_optimiser() {
     let run = tmp("teacher");
     let config = run.with_extension("toml");
     std::fs::write(
@@ -309,6 +309,40 @@ fn a_teacher_starts_a_run_and_a_run_from_init_skips_it() {
         stats["evaluations"].as_u64().unwrap() > 0,
         "the network played: {stats}"
     );
-    let _ = std::fs::remove_dir_all(&run);
-    let _ = std::fs::remove_dir_all(&second);
+    // A network with its optimiser state beside it (NAME.optim, as checkpoints keep
+    // theirs) continues that state; one that does not fit is refused before a run is made.
+    let third = tmp("init-optim");
+    let ckpt = run.join("checkpoints/iter-0001.safetensors");
+    let log = train(&third, Some(&ckpt));
+    assert!(log.contains("continuing the optimiser state"), "{log}");
+    assert_eq!(
+        std::fs::read(third.join("checkpoints/iter-0000.optim")).unwrap(),
+        std::fs::read(run.join("checkpoints/iter-0001.optim")).unwrap()
+    );
+    let model = run.join("model.safetensors");
+    std::fs::copy(&ckpt, &model).unwrap();
+    std::fs::write(run.join("model.optim"), b"not an optimiser").unwrap();
+    let fourth = tmp("init-bad-optim");
+    let out = tabula(
+        &[
+            "train",
+            "tictactoe",
+            "--run",
+            fourth.to_str().unwrap(),
+            "--init",
+            model.to_str().unwrap(),
+            "--quiet",
+        ],
+        "",
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("model.optim does not fit"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!fourth.exists(), "a run was made");
+    for dir in [&run, &second, &third] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

@@ -145,6 +145,24 @@ fn optimizer_name(checkpoint: &str) -> String {
     format!("{stem}.optim")
 }
 
+/// Checks that optimiser state `bytes` fits `init`'s network under `config`'s optimiser.
+pub fn check_optimizer_state(
+    init: &WeightFile,
+    config: &ZeroConfig,
+    bytes: &[u8],
+) -> Result<(), ZeroError> {
+    let mut trainer = Trainer::from_weights(init, config.net.optimizer.clone())?;
+    trainer.load_optimizer_state(bytes)?;
+    Ok(())
+}
+
+/// Where the optimiser state of a network file lies: beside it, `NAME.optim` for
+/// `NAME.safetensors` (as a run's checkpoints keep theirs; ship it with a model so that
+/// `--init` continues its optimiser).
+pub fn optimizer_path(weights: &Path) -> PathBuf {
+    weights.with_extension("optim")
+}
+
 fn stats_name(iteration: usize) -> String {
     format!("games/iter-{iteration:04}.stats.json")
 }
@@ -334,6 +352,25 @@ impl<'a, G: Game> Run<'a, G> {
     pub fn with_knowledge(mut self, knowledge: &'a KnowledgeSource<'a, G>) -> Self {
         self.teacher = Some(knowledge);
         self
+    }
+
+    /// Continues the optimiser of the network a new run started from (`--init`):
+    /// `bytes`, Adam's moments saved beside that network ([`optimizer_path`]), become the
+    /// state of checkpoint 0, so that the first steps do not restart Adam from zero
+    /// moments (whose first updates move every weight by about the learning rate). Only
+    /// for a run that has not trained yet; state that does not fit `init`'s network is
+    /// refused.
+    pub fn continue_optimizer(self, init: &WeightFile, bytes: &[u8]) -> Result<Self, ZeroError> {
+        let state = read_state(&self.dir)?;
+        if state.iteration > 0 {
+            return Err(ZeroError::Run {
+                dir: self.dir.display().to_string(),
+                reason: "it has trained already; an --init optimiser state is for new runs".into(),
+            });
+        }
+        check_optimizer_state(init, &self.config, bytes)?;
+        write_atomic(&self.path(&optimizer_name(&checkpoint_name(0))), bytes)?;
+        Ok(self)
     }
 
     /// The files a run writes that are in the directory (not the cached eval set).
