@@ -11,7 +11,7 @@ use tabula_games::registry::{self, GameVisitor};
 use tabula_games::Capabilities;
 use tabula_games::TestSetSource;
 use tabula_nn::WeightFile;
-use tabula_zero::run::{check_optimizer_state, optimizer_path, read_metrics, stored_config};
+use tabula_zero::run::{optimizer_path, read_metrics, stored_config, OptimizerState};
 use tabula_zero::shared::{model_key, read_config, SharedTrainer, TrainerOptions};
 use tabula_zero::store::{is_url, RunStore};
 use tabula_zero::{EvalSet, Progress, Run, ZeroConfig};
@@ -204,14 +204,14 @@ impl GameVisitor for Train<'_> {
                 let optim = optimizer_path(path);
                 let bytes = std::fs::read(&optim)
                     .with_context(|| format!("reading {}", optim.display()))?;
-                check_optimizer_state(weights, &config, &bytes).with_context(|| {
+                let state = OptimizerState::check(weights, &config, bytes).with_context(|| {
                     format!("{} does not fit {}", optim.display(), path.display())
                 })?;
                 eprintln!(
                     "note: continuing the optimiser state of {}",
                     optim.display()
                 );
-                Some(bytes)
+                Some(state)
             }
             _ => None,
         };
@@ -230,9 +230,9 @@ impl GameVisitor for Train<'_> {
             args.restart,
         )?
         .with_knowledge(&knowledge);
-        let run = match (init.as_ref(), init_optimizer) {
-            (Some(weights), Some(bytes)) => run.continue_optimizer(weights, &bytes)?,
-            _ => run,
+        let run = match &init_optimizer {
+            Some(state) => run.continue_optimizer(state)?,
+            None => run,
         };
         let state = run.train()?;
         eprintln!(
@@ -513,56 +513,56 @@ pub fn plot(args: PlotArgs) -> Result<ExitCode> {
         SeriesLabelPosition::MiddleRight,
         losses,
     )?;
-    if let Some(points) = matches {
+    // The lower panel: a learning curve of matches when given, else the accuracy
+    // against the solver (where it was measured).
+    let (caption, y_desc, curves): (&str, &str, Vec<Curve>) = if let Some(points) = matches {
         let line = |k: usize| points.iter().map(|p| (p[0], p[k])).collect();
-        draw_panel(
-            &bottom,
+        (
             "Win rate in matches (95% interval)",
             "% of games won",
-            t_max,
-            100.0,
-            SeriesLabelPosition::LowerRight,
             vec![
                 ("win rate".into(), BLUE, line(1)),
                 ("interval, low".into(), CYAN, line(2)),
                 ("interval, high".into(), CYAN, line(3)),
             ],
-        )?;
-        root.present()?;
-        println!("wrote {}", out.display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    // Accuracy against the solver (where it was measured).
-    let accuracy = |f: fn(&tabula_zero::Accuracy) -> f64| -> Vec<(f64, f64)> {
-        rows.iter()
-            .filter_map(|r| r.accuracy.map(|a| (minutes(r.seconds), 100.0 * f(&a))))
-            .collect()
+        )
+    } else {
+        let accuracy = |f: fn(&tabula_zero::Accuracy) -> f64| -> Vec<(f64, f64)> {
+            rows.iter()
+                .filter_map(|r| r.accuracy.map(|a| (minutes(r.seconds), 100.0 * f(&a))))
+                .collect()
+        };
+        (
+            "Optimal moves against the exact solver (%)",
+            "% of test positions",
+            vec![
+                ("MCTS: optimal".into(), BLUE, accuracy(|a| a.mcts_optimal)),
+                (
+                    "MCTS: keeps result".into(),
+                    CYAN,
+                    accuracy(|a| a.mcts_keeps),
+                ),
+                (
+                    "raw policy: optimal".into(),
+                    RED,
+                    accuracy(|a| a.policy_optimal),
+                ),
+                (
+                    "raw policy: keeps result".into(),
+                    MAGENTA,
+                    accuracy(|a| a.policy_keeps),
+                ),
+            ],
+        )
     };
     draw_panel(
         &bottom,
-        "Optimal moves against the exact solver (%)",
-        "% of test positions",
+        caption,
+        y_desc,
         t_max,
         100.0,
         SeriesLabelPosition::LowerRight,
-        vec![
-            ("MCTS: optimal".into(), BLUE, accuracy(|a| a.mcts_optimal)),
-            (
-                "MCTS: keeps result".into(),
-                CYAN,
-                accuracy(|a| a.mcts_keeps),
-            ),
-            (
-                "raw policy: optimal".into(),
-                RED,
-                accuracy(|a| a.policy_optimal),
-            ),
-            (
-                "raw policy: keeps result".into(),
-                MAGENTA,
-                accuracy(|a| a.policy_keeps),
-            ),
-        ],
+        curves,
     )?;
     root.present()?;
     println!("wrote {}", out.display());

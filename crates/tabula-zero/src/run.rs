@@ -145,15 +145,21 @@ fn optimizer_name(checkpoint: &str) -> String {
     format!("{stem}.optim")
 }
 
-/// Checks that optimiser state `bytes` fits `init`'s network under `config`'s optimiser.
-pub fn check_optimizer_state(
-    init: &WeightFile,
-    config: &ZeroConfig,
-    bytes: &[u8],
-) -> Result<(), ZeroError> {
-    let mut trainer = Trainer::from_weights(init, config.net.optimizer.clone())?;
-    trainer.load_optimizer_state(bytes)?;
-    Ok(())
+/// An optimiser state (Adam's moments) known to fit a network: the only way to make
+/// one is [`OptimizerState::check`], so a run given one need not check it again.
+pub struct OptimizerState(Vec<u8>);
+
+impl OptimizerState {
+    /// `bytes` if they fit `init`'s network under `config`'s optimiser.
+    pub fn check(
+        init: &WeightFile,
+        config: &ZeroConfig,
+        bytes: Vec<u8>,
+    ) -> Result<Self, ZeroError> {
+        let mut trainer = Trainer::from_weights(init, config.net.optimizer.clone())?;
+        trainer.load_optimizer_state(&bytes)?;
+        Ok(OptimizerState(bytes))
+    }
 }
 
 /// Where the optimiser state of a network file lies: beside it, `NAME.optim` for
@@ -355,21 +361,18 @@ impl<'a, G: Game> Run<'a, G> {
     }
 
     /// Continues the optimiser of the network a new run started from (`--init`):
-    /// `bytes`, Adam's moments saved beside that network ([`optimizer_path`]), become the
-    /// state of checkpoint 0, so that the first steps do not restart Adam from zero
+    /// `state`, Adam's moments saved beside that network ([`optimizer_path`]), becomes
+    /// the state of checkpoint 0, so that the first steps do not restart Adam from zero
     /// moments (whose first updates move every weight by about the learning rate). Only
-    /// for a run that has not trained yet; state that does not fit `init`'s network is
-    /// refused.
-    pub fn continue_optimizer(self, init: &WeightFile, bytes: &[u8]) -> Result<Self, ZeroError> {
-        let state = read_state(&self.dir)?;
-        if state.iteration > 0 {
+    /// for a run that has not trained yet.
+    pub fn continue_optimizer(self, state: &OptimizerState) -> Result<Self, ZeroError> {
+        if read_state(&self.dir)?.iteration > 0 {
             return Err(ZeroError::Run {
                 dir: self.dir.display().to_string(),
                 reason: "it has trained already; an --init optimiser state is for new runs".into(),
             });
         }
-        check_optimizer_state(init, &self.config, bytes)?;
-        write_atomic(&self.path(&optimizer_name(&checkpoint_name(0))), bytes)?;
+        write_atomic(&self.path(&optimizer_name(&checkpoint_name(0))), &state.0)?;
         Ok(self)
     }
 
