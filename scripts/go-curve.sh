@@ -11,7 +11,7 @@
 #
 # SIZE (default 9), KOMI (7.5), LEVEL (GnuGo's level, default 10), OPPONENT (a whole
 # GTP command line instead of GnuGo), BIN (a tabula binary; default: build the dist
-# profile), MIX (`--playout-mix`, default the engine's 0.5; 0 measures the network
+# profile), MIX (`--playout-mix`, default the engine's 0.75; 0 measures the network
 # alone), SIMS (a fixed number of visits a move instead of SECONDS: the curve then does
 # not depend on the machine's load, so it may run beside a training run).
 set -euo pipefail

@@ -336,7 +336,7 @@ fn go_analysis_mixes_playouts_unless_told_not_to() {
     assert_ne!(mixed, alone);
     assert_eq!(
         mixed,
-        winrate(&["--player", "mcts", "--playout-mix", "0.5"])
+        winrate(&["--player", "mcts", "--playout-mix", "0.75"])
     );
     for bad in ["nan", "1.5", "-0.1"] {
         let out = tabula(&["analysis", &format!("--playout-mix={bad}")], "");

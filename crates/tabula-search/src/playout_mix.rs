@@ -10,9 +10,11 @@ use tabula_core::Game;
 use crate::evaluator::{Evaluation, Evaluator, FinalEstimate};
 use crate::uct::{mean_playout_value, Knowledge};
 
-/// The λ every front end mixes with unless told otherwise (AlphaGo's; on 9x9 it beat
-/// 0.25 and 0.75 head to head, BENCHMARKS.md).
-pub const DEFAULT_LAMBDA: f32 = 0.5;
+/// The λ every front end mixes with unless told otherwise. AlphaGo's 0.5 beat 0.25 and
+/// 0.75 head to head with the young 9x9 network; with the network of iteration 64, 0.75
+/// won 36 of 40 against GnuGo level 10 where 0.5 won 32 and the network alone 30
+/// (BENCHMARKS.md).
+pub const DEFAULT_LAMBDA: f32 = 0.75;
 
 /// `evaluator` with `knowledge`'s playouts mixed in at `lambda` (`playouts` a leaf), or
 /// unchanged when `lambda` is 0 or the game has no playout knowledge.
