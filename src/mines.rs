@@ -195,7 +195,7 @@ struct BenchArgs {
     #[arg(long, default_value_t = 0.1)]
     lookahead_margin: f64,
     /// At most this many of those guesses are looked ahead from.
-    #[arg(long, default_value_t = 8, value_parser = crate::input::count(1, 10_000))]
+    #[arg(long, default_value_t = 16, value_parser = crate::input::count(1, 10_000))]
     lookahead_cells: usize,
     /// Most layouts for which the endgame is searched exhaustively (up to 4,096; on
     /// expert, 1,024 wins a few games in 10,000 more at a third of the speed).
@@ -207,8 +207,8 @@ struct BenchArgs {
     #[arg(long)]
     long_term_risk: bool,
     /// The agent's first click as ROW,COL (default: with the opening rule, the third
-    /// cell from the top-left corner on boards under 16 cells a side and the fourth on
-    /// larger ones — the best measured; the top-left corner under the other rules).
+    /// cell from the top-left corner, the fourth on boards of more than 300 cells — the
+    /// best measured; the top-left corner under the other rules).
     #[arg(long, value_parser = parse_row_col)]
     first_click: Option<Cell>,
 }

@@ -92,32 +92,30 @@ pub struct Agent<P: CellPredictor> {
 impl<P: CellPredictor> Agent<P> {
     /// An agent using `predictor`. It makes no random choices: a game is reproduced by
     /// the minefield's seed alone. The defaults (endgame 256 layouts, look-ahead margin
-    /// 0.1) are the best measured on tuning seeds (BENCHMARKS.md, issue 13).
+    /// 0.1 over at most 16 cells) are the best measured on tuning seeds (BENCHMARKS.md,
+    /// issue 13).
     pub fn new(predictor: P) -> Self {
         Agent {
             predictor,
             endgame_layouts: 256,
             lookahead_margin: 0.1,
-            lookahead_cells: 8,
+            lookahead_cells: 16,
             first: None,
             long_term_risk: false,
         }
     }
 
     /// The first click: a corner gives the best chance of a zero when only the cell is
-    /// safe (or nothing is). With a guaranteed opening, the third cell from a corner on
-    /// small boards and the fourth on larger ones, as measured on tuning seeds (100,000
-    /// beginner games: (2,2) 97.22%, (3,3) 96.97%, centre 96.32%; 20,000 intermediate:
-    /// (3,3) 89.13%, (2,2) 88.96%, centre 87.52%; 10,000 expert: (3,3) 53.67%, (2,2)
-    /// 53.45%, centre 52.42%; seeds from 10,000,001, never the benchmarks'; BENCHMARKS.md).
+    /// safe (or nothing is). With a guaranteed opening, the third cell from a corner,
+    /// and the fourth on boards of more than 300 cells, as measured on tuning seeds
+    /// (seeds from 10,000,001, never the benchmarks'; BENCHMARKS.md): beginner (2,2)
+    /// 97.22%, (3,3) 96.97%, centre 96.32% (100,000 games); intermediate (2,2) 89.13%,
+    /// (3,3) 88.92% (400,000 games; centre 87.52% of 20,000); expert (3,3) 54.05%,
+    /// (2,2) 53.77% (100,000 games; centre 52.42% of 10,000).
     pub fn first_click(dims: Dims, rule: FirstClick) -> Cell {
         match rule {
             FirstClick::Opening => {
-                let k = if dims.height.min(dims.width) >= 16 {
-                    3
-                } else {
-                    2
-                };
+                let k = if dims.height * dims.width > 300 { 3 } else { 2 };
                 Cell::new(k.min(dims.height / 2), k.min(dims.width / 2))
             }
             _ => Cell::new(0, 0),
@@ -386,15 +384,7 @@ impl<P: CellPredictor> Agent<P> {
                 continue;
             };
             let ln = p.ln_layouts?;
-            let value = if !p.safe.is_empty() {
-                1.0
-            } else {
-                let min = (0..hypo.cells().len())
-                    .filter(|&i| hypo.cells()[i].is_hidden())
-                    .map(|i| p.p[i])
-                    .fold(1.0, f64::min);
-                1.0 - min
-            };
+            let value = next_value(hypo, &p);
             outcomes.push((ln, value));
             if let Some(ln_safe) = ln_safe {
                 let share = (ln - ln_safe).exp();
@@ -407,6 +397,39 @@ impl<P: CellPredictor> Agent<P> {
             }
         }
         Some(outcomes)
+    }
+}
+
+/// What the position after a surviving guess is worth for the move after it: 1 when
+/// it offers a certainly safe cell that is living (a dead safe cell is free to reveal
+/// but tells nothing, so the next guess is still to come), else the chance of
+/// surviving the safest living guess (the agent takes a dead cell only when nothing
+/// else is left); 1 when every hidden cell left is a mine or safe (the game is won).
+/// `p` must be exact for `view`.
+fn next_value(view: &View, p: &Probabilities) -> f64 {
+    if p.safe.iter().any(|&i| !is_dead(view, p, i)) {
+        return 1.0;
+    }
+    let cells = view.cells();
+    let (mut living, mut any) = (f64::INFINITY, f64::INFINITY);
+    for (i, cell) in cells.iter().enumerate() {
+        let q = p.p[i];
+        if !cell.is_hidden() || q >= 1.0 || q <= 0.0 {
+            continue;
+        }
+        any = any.min(q);
+        // deadness is looked at only for a cell that would be the safest so far
+        if q < living && !is_dead(view, p, i) {
+            living = q;
+        }
+    }
+    if living.is_finite() {
+        1.0 - living
+    } else if any.is_finite() && p.safe.is_empty() {
+        1.0 - any
+    } else {
+        // only safe cells and mines are left: the game is won
+        1.0
     }
 }
 
@@ -890,6 +913,26 @@ mod tests {
             Agent::new(ExactSolver::default()).play(&mut g).unwrap()
         };
         assert_eq!(run(3), run(3));
+    }
+
+    fn value_after(text: &str) -> f64 {
+        let view = View::parse(text).unwrap();
+        let probs = ExactSolver::default().solve(&view).unwrap();
+        next_value(&view, &probs)
+    }
+
+    #[test]
+    fn a_dead_safe_cell_is_not_progress() {
+        // (0,1) is safe (next to the 0) but dead: no hidden cell around it is in
+        // doubt. (0,3) is a mine, and one of the last three cells holds the other
+        // mine: the next guess survives with 2/3, whatever (0,1) shows.
+        let v = value_after("7x1 2\n0.1....\n");
+        assert!((v - 2.0 / 3.0).abs() < 1e-9, "{v}");
+        // Here the safe cells next to the 0 see cells in doubt: revealing them may
+        // tell, so the position is worth a free move.
+        assert_eq!(value_after("4x2 1\n0...\n....\n"), 1.0);
+        // Only a mine is left hidden: the game is won.
+        assert_eq!(value_after("3x1 1\n01.\n"), 1.0);
     }
 
     #[test]
