@@ -86,6 +86,14 @@ struct PlayArgs {
     estimator: EstimatorArgs,
 }
 
+/// On, off, or the measured default.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Switch {
+    Auto,
+    On,
+    Off,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum SolverKind {
     /// Exact probabilities (falls back to the teacher past its budget).
@@ -202,10 +210,11 @@ struct BenchArgs {
     #[arg(long, default_value_t = 256)]
     endgame_layouts: usize,
     /// Weigh up guesses that could settle a 50/50 before it forms, and take
-    /// pseudo-50/50s at once (the agent's "long-term risk"; several times slower, and
-    /// no clear gain measured yet).
-    #[arg(long)]
-    long_term_risk: bool,
+    /// pseudo-50/50s at once (the agent's "long-term risk", several times slower):
+    /// `auto` does so on boards of more than 300 cells (expert) with a guaranteed
+    /// opening, where it wins more, and not where no clear gain was measured.
+    #[arg(long, value_enum, default_value_t = Switch::Auto)]
+    long_term_risk: Switch,
     /// The agent's first click as ROW,COL (default: with the opening rule, the third
     /// cell from the top-left corner, the fourth on boards of more than 300 cells — the
     /// best measured; the top-left corner under the other rules).
@@ -454,7 +463,11 @@ fn bench(args: BenchArgs) -> Result<ExitCode> {
                 agent.lookahead_margin = args.lookahead_margin;
                 agent.endgame_layouts = args.endgame_layouts;
                 agent.lookahead_cells = args.lookahead_cells;
-                agent.long_term_risk = args.long_term_risk;
+                agent.long_term_risk = match args.long_term_risk {
+                    Switch::Auto => None,
+                    Switch::On => Some(true),
+                    Switch::Off => Some(false),
+                };
                 agent.first = args.first_click;
                 let r = agent.play(&mut game);
                 if r.as_ref().is_ok_and(|r| r.won) {
