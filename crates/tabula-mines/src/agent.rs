@@ -123,7 +123,7 @@ impl<P: CellPredictor> Agent<P> {
     pub fn first_click(dims: Dims, rule: FirstClick) -> Cell {
         match rule {
             FirstClick::Opening => {
-                let k = if dims.height * dims.width > 300 { 3 } else { 2 };
+                let k = if is_large(dims) { 3 } else { 2 };
                 Cell::new(k.min(dims.height / 2), k.min(dims.width / 2))
             }
             _ => Cell::new(0, 0),
@@ -134,8 +134,7 @@ impl<P: CellPredictor> Agent<P> {
     pub fn play(&mut self, game: &mut Minefield) -> Result<GameRecord, MinesError> {
         let mut record = GameRecord::default();
         let cfg = game.config();
-        self.risk_by_default =
-            cfg.first_click == FirstClick::Opening && cfg.dims.height * cfg.dims.width > 300;
+        self.risk_by_default = cfg.first_click == FirstClick::Opening && is_large(cfg.dims);
         if game.view().revealed_count() == 0 {
             let first = self
                 .first
@@ -408,6 +407,12 @@ impl<P: CellPredictor> Agent<P> {
         }
         Some(outcomes)
     }
+}
+
+/// Boards of more than 300 cells (expert, not intermediate), where the opening rule's
+/// best first click and the worth of long-term risk were measured to differ.
+fn is_large(dims: Dims) -> bool {
+    dims.cells() > 300
 }
 
 /// What the position after a surviving guess is worth for the move after it: 1 when
