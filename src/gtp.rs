@@ -30,6 +30,7 @@ use tabula_search::go_bot::{
 };
 use tabula_search::go_knowledge::GoKnowledge;
 use tabula_search::time_control::TimeControl;
+use tabula_search::uct::RaveSchedule;
 use tabula_search::UctConfig;
 
 use crate::gtp_analysis;
@@ -69,6 +70,11 @@ pub struct GtpArgs {
     /// RAVE equivalence parameter (0 turns RAVE off).
     #[arg(long, default_value_t = 3000.0, value_parser = crate::input::number(0.0, 1e9))]
     rave: f64,
+    /// How RAVE is weighed against a move's own results: `visits` (β = √(k/(3n+k)) by
+    /// its visits n) or `samples` (β = r/(r+n+rn/k), also by its RAVE samples r, so
+    /// that the priors count until RAVE has seen the move often; Pachi's choice).
+    #[arg(long, default_value = "visits", value_parser = ["visits", "samples"])]
+    rave_schedule: String,
     /// UCB exploration constant (small: the priors do most of the exploring).
     #[arg(long, default_value_t = 0.1, value_parser = crate::input::number(0.0, 100.0))]
     exploration: f64,
@@ -80,6 +86,23 @@ pub struct GtpArgs {
     /// knowledge).
     #[arg(long)]
     no_priors: bool,
+    /// Prior: virtual wins for a move next to the opponent's last move (UCT player).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1e6))]
+    prior_near: f64,
+    /// Prior: virtual simulations by line in an empty area (UCT player): the first line
+    /// counts as that many losses, the second half as many, the third as wins.
+    #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1e6))]
+    prior_lines: f64,
+    /// Prior: virtual wins in proportion to the square root of a move's share of the
+    /// position's 3x3 pattern gammas (UCT player; Pachi's pattern prior).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1e6))]
+    prior_share: f64,
+    /// Prior: virtual simulations at an even result for every move (UCT player).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::input::number(0.0, 1e6))]
+    prior_even: f64,
+    /// Prior: virtual simulations weighted by a move's 3x3 pattern gamma (UCT player).
+    #[arg(long, default_value_t = 10.0, value_parser = crate::input::number(0.0, 1e6))]
+    prior_pattern: f64,
     /// Search threads (UCT player), sharing one tree: each walks down with a virtual
     /// loss and plays its playout outside the tree's lock.
     #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 256))]
@@ -90,8 +113,8 @@ pub struct GtpArgs {
     patterns: Option<std::path::PathBuf>,
     #[command(flatten)]
     mix: crate::evaluators::MixFlags,
-    /// `--player mcts`: start every search afresh instead of from the subtree the last
-    /// search left below the position now on the board.
+    /// Start every search afresh instead of from the subtree the last search left below
+    /// the position now on the board (both players reuse it by default).
     #[arg(long)]
     no_tree_reuse: bool,
 }
@@ -155,7 +178,16 @@ pub fn knowledge(
 
 /// The player `args` ask for, for `game`'s board size.
 fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
-    let knowledge = || knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref());
+    let knowledge = || {
+        knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref()).map(|k| GoKnowledge {
+            near: args.prior_near as f32,
+            lines: args.prior_lines as f32,
+            share: args.prior_share as f32,
+            even: args.prior_even as f32,
+            pattern: args.prior_pattern as f32,
+            ..k
+        })
+    };
     let simulations = if args.sims == 0 {
         usize::MAX
     } else {
@@ -187,16 +219,22 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
             player.reuse_tree = !args.no_tree_reuse;
             Box::new(player)
         }
-        _ => Box::new(UctPlayer {
-            config: UctConfig {
+        _ => {
+            let config = UctConfig {
                 exploration: args.exploration,
                 rave: args.rave,
+                rave_schedule: if args.rave_schedule == "samples" {
+                    RaveSchedule::Samples
+                } else {
+                    RaveSchedule::Visits
+                },
                 simulations,
                 ..UctConfig::default()
-            },
-            knowledge: knowledge()?,
-            threads: args.threads,
-        }),
+            };
+            let mut player = UctPlayer::new(config, knowledge()?, args.threads);
+            player.reuse_tree = !args.no_tree_reuse;
+            Box::new(player)
+        }
     })
 }
 
@@ -925,10 +963,16 @@ mod tests {
                 resign: 0.0,
                 seed: 1,
                 rave: 1000.0,
+                rave_schedule: "visits".into(),
                 exploration: 0.25,
                 playouts: "light".into(),
                 model: None,
                 no_priors: true,
+                prior_near: 0.0,
+                prior_lines: 0.0,
+                prior_share: 0.0,
+                prior_even: 10.0,
+                prior_pattern: 10.0,
                 patterns: None,
                 mix: crate::evaluators::MixFlags {
                     playout_mix: 0.0,

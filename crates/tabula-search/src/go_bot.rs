@@ -16,7 +16,7 @@ use crate::go_knowledge::{dead_stones, ownership, without_stones, GoKnowledge};
 use crate::mcts::Mcts;
 use crate::settings::SearchSettings;
 use crate::time_control::TimeControl;
-use crate::uct::{search_parallel, UctConfig};
+use crate::uct::{Uct, UctConfig};
 
 /// What a player's search found in a Go position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -132,8 +132,27 @@ pub struct UctPlayer {
     pub config: UctConfig,
     /// Playout policy and priors.
     pub knowledge: GoKnowledge,
-    /// Search threads sharing one tree ([`search_parallel`]).
+    /// Search threads sharing one tree ([`crate::uct::search_parallel`]).
     pub threads: usize,
+    /// Whether a search starts from the subtree the last one left for the position
+    /// reached since (its own move and the opponent's answer), as Pachi and KataGo do.
+    pub reuse_tree: bool,
+    /// The last search's tree.
+    tree: Option<Uct<Go, GoKnowledge>>,
+}
+
+impl UctPlayer {
+    /// A player searching with `config` and `knowledge` on `threads` threads; it
+    /// reuses its tree.
+    pub fn new(config: UctConfig, knowledge: GoKnowledge, threads: usize) -> Self {
+        UctPlayer {
+            config,
+            knowledge,
+            threads,
+            reuse_tree: true,
+            tree: None,
+        }
+    }
 }
 
 impl GoPlayer for UctPlayer {
@@ -147,7 +166,16 @@ impl GoPlayer for UctPlayer {
             seed,
             ..self.config
         };
-        let result = search_parallel(config, &self.knowledge, pos, self.threads);
+        // Two plies: the move this player chose last and the opponent's answer.
+        let mut tree = self
+            .tree
+            .take()
+            .filter(|_| self.reuse_tree)
+            .and_then(|mut t| t.reroot(pos, 2).then_some(t))
+            .unwrap_or_else(|| Uct::with_knowledge(config, self.knowledge.clone()));
+        *tree.config_mut() = config;
+        let result = tree.search_threads(pos, self.threads);
+        self.tree = Some(tree);
         Answer {
             action: result.best,
             win_rate: Some(result.win_rate),
@@ -822,16 +850,16 @@ mod tests {
     fn uct_and_random_players_answer_legal_moves() {
         let g = go(&["C3"]);
         let mut b = GoBot::new(
-            Box::new(UctPlayer {
-                config: UctConfig {
+            Box::new(UctPlayer::new(
+                UctConfig {
                     simulations: 200,
                     rave: 1000.0,
                     exploration: 0.25,
                     ..UctConfig::default()
                 },
-                knowledge: GoKnowledge::default(),
-                threads: 1,
-            }) as Box<dyn GoPlayer>,
+                GoKnowledge::default(),
+                1,
+            )) as Box<dyn GoPlayer>,
             TimeControl::new(5.0).unwrap(),
             ResignPolicy {
                 threshold: 0.0,

@@ -7,7 +7,10 @@
 //! `pattern` simulations won in the proportion γ/(1+γ); an answer to an atari fight
 //! adds `tactics` wins, a capture half that; a self-atari of a group or the filling of
 //! an own eye adds `tactics` losses; the pass adds `tactics` losses while the board
-//! still has more than a few playable points.
+//! still has more than a few playable points. A move next to the last one adds `near`
+//! wins (Pachi's distance prior, in short); in an empty area, the first line adds
+//! `lines` losses, the second half that, and the third `lines` wins (Fuego's and
+//! Pachi's line priors).
 
 use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
@@ -28,6 +31,14 @@ pub struct GoKnowledge {
     pub pattern: f32,
     /// Virtual simulations for tactical features.
     pub tactics: f32,
+    /// Virtual wins for a move next to the last one.
+    pub near: f32,
+    /// Virtual simulations for a move's line in an empty area.
+    pub lines: f32,
+    /// Virtual wins for a move in proportion to the square root of its share of the
+    /// position's pattern gammas (Pachi's pattern prior: a likely move starts with
+    /// many wins, an unlikely one with few).
+    pub share: f32,
 }
 
 impl Default for GoKnowledge {
@@ -38,6 +49,9 @@ impl Default for GoKnowledge {
             even: 10.0,
             pattern: 10.0,
             tactics: 20.0,
+            near: 0.0,
+            lines: 0.0,
+            share: 0.0,
         }
     }
 }
@@ -73,6 +87,21 @@ impl GoKnowledge {
         }
         if f.self_atari || f.own_eye {
             visits += self.tactics;
+        }
+        if f.near_last {
+            visits += self.near;
+            wins += self.near;
+        }
+        if f.open_area {
+            match f.line {
+                0 => visits += self.lines,
+                1 => visits += self.lines * 0.5,
+                2 => {
+                    visits += self.lines;
+                    wins += self.lines;
+                }
+                _ => {}
+            }
         }
         (visits, wins)
     }
@@ -134,6 +163,16 @@ impl Knowledge<Go> for GoKnowledge {
         // passing is right once little is left to play; before that it is a loss
         let crowded = moves.len() > game.action_count() / 4;
         out.extend(features.iter().map(|f| self.prior(f, crowded)));
+        if self.share > 0.0 {
+            let total: f32 = features.iter().filter(|f| !f.pass).map(|f| f.gamma).sum();
+            for (o, f) in out.iter_mut().zip(&features) {
+                if !f.pass && total > 0.0 {
+                    let k = self.share * (f.gamma / total).sqrt();
+                    o.0 += k;
+                    o.1 += k;
+                }
+            }
+        }
     }
 
     fn final_score(&self, game: &Go) -> Option<f32> {
@@ -209,6 +248,56 @@ mod tests {
             true,
         );
         assert!(value(good) > value(even));
+    }
+
+    /// The distance and line priors, and the pattern-share prior, each move a move's
+    /// starting value the way they say (13x13, one stone at G7, White to move).
+    #[test]
+    fn near_line_and_share_priors_shape_the_start() {
+        let mut g = Go::new(13, GoRules::default()).unwrap();
+        g.play(g.parse_move("G7").unwrap());
+        let moves: Vec<u16> = ["C3", "B2", "A1", "H7", "G10"]
+            .iter()
+            .map(|m| g.parse_move(m).unwrap())
+            .collect();
+        let values = |k: &GoKnowledge| {
+            let mut out = Vec::new();
+            k.priors(&g, &moves, &mut out);
+            out.iter().map(|&(v, w)| w / v).collect::<Vec<f32>>()
+        };
+        let plain = values(&GoKnowledge::default());
+        let shaped = values(&GoKnowledge {
+            near: 10.0,
+            lines: 10.0,
+            ..GoKnowledge::default()
+        });
+        let [c3, b2, a1, h7, g10] = shaped[..] else {
+            panic!("five priors")
+        };
+        assert!(
+            c3 > plain[0],
+            "third line in an empty corner: {c3} vs {}",
+            plain[0]
+        );
+        assert!(b2 < plain[1] && a1 < plain[2] && a1 < b2, "{a1} {b2}");
+        assert!(h7 > plain[3], "next to the last move");
+        assert_eq!(g10, plain[4], "fourth line, near nothing");
+        // the share prior adds wins in proportion to the square root of each move's
+        // share of the gammas, as visits and wins alike
+        let share = GoKnowledge {
+            share: 100.0,
+            ..GoKnowledge::default()
+        };
+        let mut out = Vec::new();
+        share.priors(&g, &moves, &mut out);
+        let mut base = Vec::new();
+        GoKnowledge::default().priors(&g, &moves, &mut base);
+        let total: f32 = moves.len() as f32;
+        for ((a, b), &m) in out.iter().zip(&base).zip(&moves) {
+            let extra = a.1 - b.1;
+            assert!(extra > 0.0 && (a.0 - b.0 - extra).abs() < 1e-4, "{m}");
+            assert!(extra <= 100.0 && extra >= 100.0 * (0.001f32 / total).sqrt());
+        }
     }
 
     #[test]

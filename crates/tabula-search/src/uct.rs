@@ -45,6 +45,8 @@ pub struct UctConfig {
     /// Blend in all-moves-as-first statistics (RAVE) with this equivalence `k`
     /// (0 turns RAVE off).
     pub rave: f64,
+    /// How the RAVE value is weighed against a node's own.
+    pub rave_schedule: RaveSchedule,
     /// Keep each node's mean final score (from [`Knowledge::final_score`]), for
     /// analysis; off in play, where only winning counts.
     pub track_score: bool,
@@ -58,7 +60,33 @@ impl Default for UctConfig {
             time_limit: None,
             seed: 1,
             rave: 0.0,
+            rave_schedule: RaveSchedule::Visits,
             track_score: false,
+        }
+    }
+}
+
+/// How RAVE's all-moves-as-first value is weighed against a node's own value: the
+/// weight β of the RAVE value, with equivalence `k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RaveSchedule {
+    /// β = √(k / (3n + k)) by the node's visits n (Gelly and Silver's hand-set
+    /// schedule): the RAVE value decides while n is small, however few its samples.
+    #[default]
+    Visits,
+    /// β = r / (r + n + r·n/k) by its RAVE samples r and its visits n, prior visits
+    /// included (Gelly and Silver's minimum-error schedule, as Pachi): a move seen
+    /// once or twice in other simulations is judged by its prior until more come.
+    Samples,
+}
+
+impl RaveSchedule {
+    /// The weight of the RAVE value for a move with `n` visits (priors included) and
+    /// `r` RAVE samples, at equivalence `k`.
+    pub fn beta(self, k: f64, n: f64, r: f64) -> f64 {
+        match self {
+            RaveSchedule::Visits => (k / (3.0 * n + k)).sqrt(),
+            RaveSchedule::Samples => r / (r + n + r * n / k),
         }
     }
 }
@@ -133,6 +161,7 @@ pub struct Light;
 
 impl<G: Game> Knowledge<G> for Light {}
 
+#[derive(Clone)]
 struct Node<M> {
     mv: Option<M>,
     /// The player who made `mv`.
@@ -243,6 +272,15 @@ pub struct Uct<G: Game, K: Knowledge<G> = Light> {
     /// The root's moves are these actions only; `None`: every legal move.
     root_actions: Option<Vec<usize>>,
     started: Instant,
+    /// The position at the root of `nodes`.
+    root_game: Option<G>,
+    /// Whether the next search continues the tree [`Uct::reroot`] kept.
+    kept: bool,
+}
+
+/// What identifies a position for tree reuse: hash, ply and side to move.
+fn position_key<G: Game>(g: &G) -> (u64, usize, Player) {
+    (g.position_hash(), g.ply(), g.to_move())
 }
 
 impl<G: Game> Uct<G> {
@@ -305,6 +343,8 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             priors: Vec::new(),
             root_actions: None,
             started: Instant::now(),
+            root_game: None,
+            kept: false,
         }
     }
 
@@ -345,13 +385,12 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         root: &G,
         mut hook: impl FnMut(&Self, usize) -> bool,
     ) -> UctResult<G::Move> {
-        self.reset(root);
+        let mut sims = self.begin(root);
         let start = self.started;
-        let mut sims = 0;
         let mut path = Vec::with_capacity(64);
         let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
         while sims < self.config.simulations {
-            if sims % 16 == 0 {
+            if sims.is_multiple_of(16) {
                 if self.config.time_limit.is_some_and(|t| start.elapsed() >= t) {
                     break;
                 }
@@ -383,6 +422,95 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         self.nodes
             .push(Node::new(None, root.to_move().other(), 0.0, 0.0));
         self.started = Instant::now();
+        self.root_game = Some(root.clone());
+    }
+
+    /// Starts a search at `root`: on the subtree [`Uct::reroot`] kept for it (with
+    /// new random numbers from the configuration's seed), else on a new tree. Returns
+    /// the simulations already behind the root, which count towards the cap.
+    fn begin(&mut self, root: &G) -> usize {
+        let kept = std::mem::take(&mut self.kept)
+            && self
+                .root_game
+                .as_ref()
+                .is_some_and(|g| position_key(g) == position_key(root));
+        if kept {
+            self.started = Instant::now();
+            self.rng = ChaCha8Rng::seed_from_u64(self.config.seed);
+            self.nodes[0].visits as usize
+        } else {
+            self.reset(root);
+            0
+        }
+    }
+
+    /// Moves the root down to `target` if the last search reached it within
+    /// `max_depth` plies (the player's own move and the opponent's answer), keeping the
+    /// subtree below it for the next search on `target`, whose simulations there count
+    /// as spent. Returns `false`, the tree unchanged, when `target` is not in the tree.
+    pub fn reroot(&mut self, target: &G, max_depth: usize) -> bool {
+        let Some(game) = self.root_game.clone().filter(|_| !self.nodes.is_empty()) else {
+            return false;
+        };
+        let want = position_key(target);
+        let found = if position_key(&game) == want {
+            Some(0)
+        } else {
+            self.find(0, &game, &want, max_depth)
+        };
+        let Some(node) = found else {
+            return false;
+        };
+        self.keep_subtree(node);
+        self.root_game = Some(target.clone());
+        self.kept = true;
+        true
+    }
+
+    /// The visited node below `node` (at `game`), at most `depth` plies down, whose
+    /// position is keyed `want`.
+    fn find(
+        &self,
+        node: usize,
+        game: &G,
+        want: &(u64, usize, Player),
+        depth: usize,
+    ) -> Option<usize> {
+        if depth == 0 {
+            return None;
+        }
+        let n = &self.nodes[node];
+        (n.first_child as usize..(n.first_child + n.child_count) as usize).find_map(|c| {
+            let mv = self.nodes[c].mv.filter(|_| self.nodes[c].visits > 0)?;
+            let mut next = game.clone();
+            next.play(mv);
+            if position_key(&next) == *want {
+                Some(c)
+            } else {
+                self.find(c, &next, want, depth - 1)
+            }
+        })
+    }
+
+    /// Keeps only the subtree below `root`, renumbered with `root` first (children stay
+    /// in one block each, as [`Uct::descend`] made them).
+    fn keep_subtree(&mut self, root: usize) {
+        let mut nodes = vec![self.nodes[root].clone()];
+        let mut from = vec![root];
+        let mut i = 0;
+        while i < nodes.len() {
+            let (first, count) = (
+                self.nodes[from[i]].first_child,
+                self.nodes[from[i]].child_count,
+            );
+            nodes[i].first_child = nodes.len() as u32;
+            for c in first..first + count {
+                nodes.push(self.nodes[c as usize].clone());
+                from.push(c as usize);
+            }
+            i += 1;
+        }
+        self.nodes = nodes;
     }
 
     /// One simulation's way down from the root: selects, expands a leaf and steps into
@@ -623,7 +751,10 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             let n = ch.visits as f64 + f64::from(ch.prior_visits);
             let mut value = (ch.wins + f64::from(ch.prior_wins)) / n.max(1e-9);
             if k > 0.0 && ch.amaf_visits > 0 {
-                let beta = (k / (3.0 * n + k)).sqrt();
+                let beta = self
+                    .config
+                    .rave_schedule
+                    .beta(k, n, f64::from(ch.amaf_visits));
                 value = beta * (ch.amaf_wins / ch.amaf_visits as f64) + (1.0 - beta) * value;
             }
             let score = value + self.config.exploration * (ln_parent / n.max(1.0)).sqrt();
@@ -711,39 +842,45 @@ pub fn search_parallel<G: Game, K: Knowledge<G> + Clone + Send>(
     root: &G,
     threads: usize,
 ) -> UctResult<G::Move> {
-    let mut uct = Uct::with_knowledge(config, knowledge.clone());
-    if threads <= 1 || root.is_terminal() {
-        return uct.search(root);
-    }
-    uct.reset(root);
-    let started = uct.started;
-    let tree = Mutex::new(uct);
-    // a poisoned lock means a search thread panicked, which the scope re-raises
-    let lock = || tree.lock().unwrap_or_else(PoisonError::into_inner);
-    let begun = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for t in 0..threads {
-            let (lock, begun, knowledge) = (&lock, &begun, knowledge.clone());
-            scope.spawn(move || {
-                let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(1 + t as u64));
-                let mut path = Vec::with_capacity(64);
-                let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
-                while begun.fetch_add(1, Ordering::Relaxed) < config.simulations
-                    && config.time_limit.is_none_or(|l| started.elapsed() < l)
-                {
-                    let mut game = root.clone();
-                    lock().descend(root, &mut game, &mut path, &mut played, true);
-                    let (outcome, score) =
-                        simulate(&config, &knowledge, &mut game, &mut rng, &mut played);
-                    lock().back_up(root, &path, outcome, score, &played, true);
-                }
-            });
+    Uct::with_knowledge(config, knowledge.clone()).search_threads(root, threads)
+}
+
+impl<G: Game, K: Knowledge<G> + Clone + Send> Uct<G, K> {
+    /// Searches from `root` on `threads` threads sharing this tree (see
+    /// [`search_parallel`]), continuing the subtree [`Uct::reroot`] kept for `root`.
+    pub fn search_threads(&mut self, root: &G, threads: usize) -> UctResult<G::Move> {
+        if threads <= 1 || root.is_terminal() {
+            return self.search(root);
         }
-    });
-    let uct = tree.into_inner().unwrap_or_else(PoisonError::into_inner);
-    // every simulation passes the root once
-    let sims = uct.nodes[0].visits as usize;
-    uct.summary(sims)
+        let begun = AtomicUsize::new(self.begin(root));
+        let (config, started, knowledge) = (self.config, self.started, self.knowledge.clone());
+        let tree = Mutex::new(self);
+        // a poisoned lock means a search thread panicked, which the scope re-raises
+        let lock = || tree.lock().unwrap_or_else(PoisonError::into_inner);
+        std::thread::scope(|scope| {
+            for t in 0..threads {
+                let (lock, begun, knowledge) = (&lock, &begun, knowledge.clone());
+                scope.spawn(move || {
+                    let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(1 + t as u64));
+                    let mut path = Vec::with_capacity(64);
+                    let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+                    while begun.fetch_add(1, Ordering::Relaxed) < config.simulations
+                        && config.time_limit.is_none_or(|l| started.elapsed() < l)
+                    {
+                        let mut game = root.clone();
+                        lock().descend(root, &mut game, &mut path, &mut played, true);
+                        let (outcome, score) =
+                            simulate(&config, &knowledge, &mut game, &mut rng, &mut played);
+                        lock().back_up(root, &path, outcome, score, &played, true);
+                    }
+                });
+            }
+        });
+        let uct = tree.into_inner().unwrap_or_else(PoisonError::into_inner);
+        // every simulation passes the root once
+        let sims = uct.nodes[0].visits as usize;
+        uct.summary(sims)
+    }
 }
 
 #[cfg(test)]
@@ -751,6 +888,86 @@ mod tests {
     use super::*;
     use crate::negamax::Negamax;
     use tabula_core::{ConnectFour, Go, GoRules, TicTacToe};
+
+    /// After a search and two plies, the tree moves its root down to the position
+    /// reached and keeps the subtree (its visits count towards the cap, on one thread or
+    /// two); a position it never reached leaves it unchanged, and a search there starts
+    /// afresh.
+    #[test]
+    fn reroot_keeps_the_subtree_of_the_position_reached() {
+        let cfg = UctConfig {
+            simulations: 3000,
+            seed: 5,
+            ..Default::default()
+        };
+        for threads in [1, 2] {
+            let mut uct = Uct::new(cfg);
+            let root = ConnectFour::new();
+            let first = uct.search_threads(&root, threads);
+            let children = |uct: &Uct<ConnectFour>, n: usize| {
+                let n = &uct.nodes[n];
+                n.first_child as usize..(n.first_child + n.child_count) as usize
+            };
+            let mine = children(&uct, 0)
+                .find(|&c| uct.nodes[c].mv == first.best)
+                .unwrap();
+            let answer = children(&uct, mine)
+                .max_by_key(|&c| uct.nodes[c].visits)
+                .unwrap();
+            let kept = uct.nodes[answer].visits;
+            assert!(kept > 10, "the answer was searched: {kept}");
+            let mut g = root;
+            g.play(first.best.unwrap());
+            g.play(uct.nodes[answer].mv.unwrap());
+
+            let nodes = uct.nodes.len();
+            let mut elsewhere = ConnectFour::new();
+            for m in [0, 0, 0] {
+                elsewhere.play(m);
+            }
+            assert!(!uct.reroot(&elsewhere, 2), "never reached");
+            assert_eq!(uct.nodes.len(), nodes, "a failed reroot changes nothing");
+
+            assert!(uct.reroot(&g, 2));
+            assert_eq!(uct.nodes[0].visits, kept);
+            let legal = g.legal_moves();
+            assert!(children(&uct, 0).all(|c| legal.contains(&uct.nodes[c].mv.unwrap())));
+            let second = uct.search_threads(&g, threads);
+            assert_eq!(
+                second.simulations, 3000,
+                "kept visits count towards the cap"
+            );
+            assert_eq!(uct.nodes[0].visits, 3000);
+
+            let fresh = uct.search_threads(&elsewhere, threads);
+            assert_eq!(fresh.simulations, 3000);
+            let legal = elsewhere.legal_moves();
+            assert!(children(&uct, 0).all(|c| legal.contains(&uct.nodes[c].mv.unwrap())));
+        }
+    }
+
+    /// The visits schedule trusts one RAVE sample as much as a thousand; the samples
+    /// schedule leaves a move to its prior until RAVE has seen it often, and to its own
+    /// results once it has many.
+    #[test]
+    fn the_samples_schedule_weighs_rave_by_its_samples() {
+        let k = 3000.0;
+        let (v, s) = (RaveSchedule::Visits, RaveSchedule::Samples);
+        assert_eq!(v.beta(k, 30.0, 1.0), v.beta(k, 30.0, 1000.0));
+        assert!(v.beta(k, 30.0, 1.0) > 0.98);
+        assert!(
+            s.beta(k, 30.0, 1.0) < 0.05,
+            "one sample against 30 prior visits"
+        );
+        assert!(s.beta(k, 30.0, 3000.0) > 0.9, "many samples, few visits");
+        assert!(
+            s.beta(k, 30_000.0, 60_000.0) < 0.1,
+            "many visits of its own"
+        );
+        for (n, r) in [(0.0, 1.0), (5.0, 7.0), (1e6, 1e6)] {
+            assert!((0.0..=1.0).contains(&s.beta(k, n, r)));
+        }
+    }
 
     #[test]
     fn finds_tictactoe_wins_and_blocks() {

@@ -96,6 +96,7 @@ fn teacher_game<G: Game>(
             seed: game_seed.rotate_left(17),
             rave: teacher.rave,
             track_score: false,
+            ..UctConfig::default()
         },
         knowledge,
     );

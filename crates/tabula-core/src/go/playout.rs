@@ -73,6 +73,10 @@ pub struct MoveFeatures {
     pub own_eye: bool,
     /// One of the eight points around the last move.
     pub near_last: bool,
+    /// Distance to the nearest edge (0: the first line).
+    pub line: u8,
+    /// No stone within two points either way (the 5x5 square around it is empty).
+    pub open_area: bool,
 }
 
 /// Four 8-bit random numbers from one draw, for the steps' chances (drawing each from
@@ -302,7 +306,11 @@ impl Go {
                 }
                 let p = self.action_point(a);
                 let near_last = self.last_move.is_some_and(|l| self.around(l).contains(&p));
+                let (r, c) = (a as usize / self.n, a as usize % self.n);
+                let line = r.min(c).min(self.n - 1 - r).min(self.n - 1 - c);
                 MoveFeatures {
+                    line: line.min(u8::MAX as usize) as u8,
+                    open_area: self.is_open_area(r, c),
                     pass: false,
                     gamma: weights.gamma(self.pattern_at(p, me)),
                     fight: fights.contains(&p),
@@ -316,6 +324,12 @@ impl Go {
                 }
             })
             .collect()
+    }
+
+    /// Whether no stone lies within two points of (`r`, `c`) either way.
+    fn is_open_area(&self, r: usize, c: usize) -> bool {
+        let span = |x: usize| x.saturating_sub(2)..(x + 3).min(self.n);
+        span(r).all(|rr| span(c).all(|cc| self.color[self.point(rr, cc)] == EMPTY))
     }
 
     /// A random one of the playable points among `cands` (which it filters), if any.
