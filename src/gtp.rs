@@ -73,7 +73,7 @@ pub struct GtpArgs {
     /// How RAVE is weighed against a move's own results: `visits` (β = √(k/(3n+k)) by
     /// its visits n) or `samples` (β = r/(r+n+rn/k), also by its RAVE samples r, so
     /// that the priors count until RAVE has seen the move often; Pachi's choice).
-    #[arg(long, default_value = "visits", value_parser = ["visits", "samples"])]
+    #[arg(long, default_value = "samples", value_parser = ["visits", "samples"])]
     rave_schedule: String,
     /// UCB exploration constant (small: the priors do most of the exploring).
     #[arg(long, default_value_t = 0.1, value_parser = crate::input::number(0.0, 100.0))]

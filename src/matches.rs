@@ -5,6 +5,11 @@
 //! engine knows it) until dead stones are captured and both pass again; the final
 //! position is scored by Tromp-Taylor area scoring and, where the engine offers
 //! `final_score`, compared with the engine's own count. Every game is written as SGF.
+//!
+//! An opponent that crashes or falls silent voids the game it was playing (written as
+//! `RE[Void]`, left out of the win rate) and is started afresh for the next one: a
+//! long match against GnuGo should not die with it. The engine under test gets no
+//! such grace: its failure ends the match with an error.
 
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -54,6 +59,10 @@ pub struct MatchArgs {
 /// every wait for a reply has a deadline.
 struct Engine {
     name: String,
+    /// The command line it was started with (to start it again).
+    command: String,
+    /// Set once it crashed, fell silent or spoke something other than GTP.
+    broken: bool,
     child: Child,
     stdin: ChildStdin,
     /// Lines of the engine's output (`None` once it closed it or failed).
@@ -102,6 +111,8 @@ impl Engine {
         });
         let mut e = Engine {
             name: command.to_string(),
+            command: command.to_string(),
+            broken: false,
             child,
             stdin,
             lines,
@@ -129,6 +140,12 @@ impl Engine {
     /// Sends a command; the outer error is a broken or silent engine, the inner one a
     /// `?` reply.
     fn send(&mut self, command: &str) -> Result<std::result::Result<String, String>> {
+        let reply = self.exchange(command);
+        self.broken |= reply.is_err();
+        reply
+    }
+
+    fn exchange(&mut self, command: &str) -> Result<std::result::Result<String, String>> {
         writeln!(self.stdin, "{command}").with_context(|| format!("{}: write", self.name))?;
         self.stdin.flush()?;
         let deadline = Instant::now() + self.timeout;
@@ -338,16 +355,24 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         .engine
         .clone()
         .unwrap_or_else(|| format!("{} gtp --move-time 1", own.display()));
+    for name in ["summary.json", "game-001.sgf"] {
+        if args.out.join(name).exists() {
+            bail!(
+                "{} holds an earlier match ({name}); choose another --out or remove it",
+                args.out.display()
+            );
+        }
+    }
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let timeout = Duration::from_secs_f64(args.reply_timeout);
     let mut ours = Engine::start(&engine_cmd, timeout)?;
     let mut theirs = Engine::start(&args.opponent, timeout)?;
-    let (mut wins, mut losses, mut draws, mut agree, mut compared) =
-        (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut wins, mut losses, mut draws, mut voids, mut agree, mut compared) =
+        (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
     for game in 0..args.games {
         let ours_black = game % 2 == 0;
         let mut record = Vec::new();
-        let result = if ours_black {
+        let played = if ours_black {
             play_game(
                 &mut ours,
                 &mut theirs,
@@ -355,7 +380,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 args.komi,
                 !args.no_cleanup,
                 &mut record,
-            )?
+            )
         } else {
             play_game(
                 &mut theirs,
@@ -364,11 +389,26 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 args.komi,
                 !args.no_cleanup,
                 &mut record,
-            )?
+            )
         };
-        let mut result = result;
-        if result.score.is_some() {
-            result.engine_score = theirs.send("final_score")?.ok();
+        let mut result = match played {
+            Ok(result) => result,
+            // the opponent failed, not the engine under test: no result
+            Err(err) if theirs.broken && !ours.broken => GameResult {
+                winner: None,
+                reason: format!("void, the opponent failed: {err:#}"),
+                score: None,
+                engine_score: None,
+            },
+            Err(err) => return Err(err),
+        };
+        let void = theirs.broken;
+        if result.score.is_some() && !void {
+            result.engine_score = theirs.send("final_score").ok().and_then(Result::ok);
+        }
+        if theirs.broken {
+            tracing::warn!("{}: started afresh after game {}", theirs.name, game + 1);
+            theirs = Engine::start(&theirs.command.clone(), timeout)?;
         }
         let our_colour = if ours_black {
             Player::First
@@ -376,11 +416,13 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
             Player::Second
         };
         match result.winner {
+            _ if void => voids += 1,
             Some(p) if p == our_colour => wins += 1,
             Some(_) => losses += 1,
             None => draws += 1,
         }
         let re = match (result.winner, result.score, result.reason.as_str()) {
+            _ if void => "Void".into(),
             (_, Some(s), _) => Go::score_text(s),
             (Some(Player::First), None, "resignation") => "B+R".into(),
             (Some(Player::Second), None, "resignation") => "W+R".into(),
@@ -446,8 +488,11 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         avg(&theirs)
     );
     println!("scoring:   referee and opponent agree on {agree} of {compared} scored games");
+    if voids > 0 {
+        println!("void:      {voids} games (the opponent failed; not counted above)");
+    }
     let summary = format!(
-        "{{\"engine\":{:?},\"opponent\":{:?},\"size\":{},\"komi\":{},\"games\":{n},\"wins\":{wins},\"losses\":{losses},\"draws\":{draws},\"win_rate\":{:.4},\"ci_low\":{lo:.4},\"ci_high\":{hi:.4},\"engine_s_per_move\":{:.4},\"opponent_s_per_move\":{:.4},\"scores_compared\":{compared},\"scores_agree\":{agree}}}\n",
+        "{{\"engine\":{:?},\"opponent\":{:?},\"size\":{},\"komi\":{},\"games\":{n},\"wins\":{wins},\"losses\":{losses},\"draws\":{draws},\"void\":{voids},\"win_rate\":{:.4},\"ci_low\":{lo:.4},\"ci_high\":{hi:.4},\"engine_s_per_move\":{:.4},\"opponent_s_per_move\":{:.4},\"scores_compared\":{compared},\"scores_agree\":{agree}}}\n",
         ours.name,
         theirs.name,
         args.size,

