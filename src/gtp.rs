@@ -113,6 +113,10 @@ pub struct GtpArgs {
     patterns: Option<std::path::PathBuf>,
     #[command(flatten)]
     mix: crate::evaluators::MixFlags,
+    /// Do not read ladders: neither in the heavy playouts (which otherwise do not run
+    /// from atari into a ladder that catches) nor in the priors.
+    #[arg(long)]
+    no_ladders: bool,
     /// Start every search afresh instead of from the subtree the last search left below
     /// the position now on the board (both players reuse it by default).
     #[arg(long)]
@@ -185,6 +189,11 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
             share: args.prior_share as f32,
             even: args.prior_even as f32,
             pattern: args.prior_pattern as f32,
+            ladders: !args.no_ladders,
+            playouts: k.playouts.map(|p| HeavyPolicy {
+                ladders: !args.no_ladders,
+                ..p
+            }),
             ..k
         })
     };
@@ -979,6 +988,7 @@ mod tests {
                     mix_playouts: 1,
                 },
                 no_tree_reuse: false,
+                no_ladders: false,
                 threads: 1,
             })
             .unwrap()

@@ -16,6 +16,7 @@ use crate::game::{Game, GameError, Outcome, Player};
 use crate::symmetry;
 use crate::zobrist;
 
+mod ladder;
 pub mod patterns;
 pub mod playout;
 

@@ -480,6 +480,7 @@ impl<P: GoPlayer> GoBot<P> {
         let features = pos.move_features(
             &liberties,
             &tabula_core::go::patterns::PatternWeights::shipped(),
+            false,
         );
         liberties
             .iter()

@@ -5,8 +5,9 @@
 //! Every new node's children start with `even` virtual simulations at an even result,
 //! so that no move is judged on one playout. Then, per move: its 3x3 pattern adds
 //! `pattern` simulations won in the proportion γ/(1+γ); an answer to an atari fight
-//! adds `tactics` wins, a capture half that; a self-atari of a group or the filling of
-//! an own eye adds `tactics` losses; the pass adds `tactics` losses while the board
+//! adds `tactics` wins, a capture half that, an atari that wins a ladder `tactics`
+//! wins; a self-atari of a group, a run from atari into a ladder that catches it or
+//! the filling of an own eye adds `tactics` losses; the pass adds `tactics` losses while the board
 //! still has more than a few playable points. A move next to the last one adds `near`
 //! wins (Pachi's distance prior, in short); in an empty area, the first line adds
 //! `lines` losses, the second half that, and the third `lines` wins (Fuego's and
@@ -39,6 +40,9 @@ pub struct GoKnowledge {
     /// position's pattern gammas (Pachi's pattern prior: a likely move starts with
     /// many wins, an unlikely one with few).
     pub share: f32,
+    /// Whether the priors read ladders (a run into a ladder that catches it is a loss,
+    /// an atari that wins one a win).
+    pub ladders: bool,
 }
 
 impl Default for GoKnowledge {
@@ -52,6 +56,7 @@ impl Default for GoKnowledge {
             near: 0.0,
             lines: 0.0,
             share: 0.0,
+            ladders: true,
         }
     }
 }
@@ -85,7 +90,11 @@ impl GoKnowledge {
             visits += self.tactics * 0.5;
             wins += self.tactics * 0.5;
         }
-        if f.self_atari || f.own_eye {
+        if f.ladder_atari {
+            visits += self.tactics;
+            wins += self.tactics;
+        }
+        if f.self_atari || f.own_eye || f.futile_run {
             visits += self.tactics;
         }
         if f.near_last {
@@ -159,7 +168,7 @@ impl Knowledge<Go> for GoKnowledge {
             Some(p) => p.weights.clone(),
             None => PatternWeights::shipped(),
         };
-        let features = game.move_features(moves, &weights);
+        let features = game.move_features(moves, &weights, self.ladders);
         // passing is right once little is left to play; before that it is a loss
         let crowded = moves.len() > game.action_count() / 4;
         out.extend(features.iter().map(|f| self.prior(f, crowded)));
@@ -298,6 +307,42 @@ mod tests {
             assert!(extra > 0.0 && (a.0 - b.0 - extra).abs() < 1e-4, "{m}");
             assert!(extra <= 100.0 && extra >= 100.0 * (0.001f32 / total).sqrt());
         }
+    }
+
+    /// With ladders read, running into a ladder that catches starts as a loss and the
+    /// atari that starts a working ladder as a win; without, the run starts as a win
+    /// (an answer to atari) and the atari as an ordinary move.
+    #[test]
+    fn ladder_priors_turn_a_futile_run_and_a_winning_atari() {
+        let rows = [
+            ".........",
+            "..X......",
+            ".XO......",
+            "...X.....",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let value = |g: &Go, m: &str, ladders: bool| {
+            let mut out = Vec::new();
+            let k = GoKnowledge {
+                ladders,
+                ..GoKnowledge::default()
+            };
+            k.priors(g, &[g.parse_move(m).unwrap()], &mut out);
+            out[0].1 / out[0].0
+        };
+        // Black to move: D7 is the ladder atari on White's C7
+        let g = Go::from_stones(9, GoRules::default(), &stones_from_rows(&rows)).unwrap();
+        assert!(value(&g, "D7", true) > 0.6);
+        assert!(value(&g, "D7", true) > value(&g, "D7", false) + 0.1);
+        // after it, White's run at C6 is futile
+        let mut g = g;
+        g.play(g.parse_move("D7").unwrap());
+        assert!(value(&g, "C6", true) < 0.4);
+        assert!(value(&g, "C6", false) > 0.6);
     }
 
     #[test]

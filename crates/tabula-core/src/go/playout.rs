@@ -5,7 +5,8 @@
 //! nothing:
 //! 1. **Atari fights** around the last move: capture its chain if it is in atari;
 //!    save an own chain it put in atari, by capturing a neighbour in atari or by
-//!    extending when that gives two liberties or more.
+//!    extending when that gives two liberties or more (with two, only when the ladder
+//!    that follows does not catch it: see `ladder.rs`).
 //! 2. **Nakade**: an eye space of three to five points next to the last move, enclosed
 //!    by one colour, gets its vital point (the point with the most neighbours inside).
 //! 3. **Atari** on the last move's chain when it has two liberties and the atari is
@@ -38,6 +39,9 @@ pub struct HeavyPolicy {
     pub elsewhere: f32,
     /// Chance of rejecting a random move that puts two or more own stones in atari.
     pub self_atari: f64,
+    /// Whether an escape from atari is read out as a ladder first (and not played
+    /// when the ladder catches it).
+    pub ladders: bool,
     /// The 3x3 pattern weights (by default the shipped ones).
     pub weights: Arc<PatternWeights>,
 }
@@ -51,6 +55,7 @@ impl Default for HeavyPolicy {
             pattern: 0.9,
             elsewhere: 2.0,
             self_atari: 0.95,
+            ladders: true,
             weights: PatternWeights::shipped(),
         }
     }
@@ -73,6 +78,10 @@ pub struct MoveFeatures {
     pub own_eye: bool,
     /// One of the eight points around the last move.
     pub near_last: bool,
+    /// Runs an own chain out of atari into a ladder that catches it.
+    pub futile_run: bool,
+    /// Puts an opponent chain in atari that cannot escape (a working ladder or net).
+    pub ladder_atari: bool,
     /// Distance to the nearest edge (0: the first line).
     pub line: u8,
     /// No stone within two points either way (the 5x5 square around it is empty).
@@ -100,14 +109,14 @@ fn chance(random: &mut dyn FnMut(usize) -> usize, p: f64) -> bool {
 
 impl Go {
     /// The liberty of a chain in atari (its pseudo-liberties are all one point).
-    fn single_liberty(&self, p: usize) -> usize {
+    pub(super) fn single_liberty(&self, p: usize) -> usize {
         let h = self.head[p] as usize;
         (self.lsum[h] / u32::from(self.plibs[h].max(1))) as usize
     }
 
     /// Liberties (0 to 3, 3 meaning "three or more") of the chain a stone of `me` at
     /// the empty point `p` would make, counting the stones it captures as freed.
-    fn liberties_after(&self, p: usize, me: u8) -> usize {
+    pub(super) fn liberties_after(&self, p: usize, me: u8) -> usize {
         let opp = BLACK + WHITE - me;
         let mut libs = [0usize; 4];
         let mut found = 0;
@@ -165,7 +174,7 @@ impl Go {
             && self.would_have_liberty(p, me)
     }
 
-    fn atari_fights(&self, last: usize, me: u8, out: &mut Vec<usize>) {
+    fn atari_fights(&self, last: usize, me: u8, ladders: bool, out: &mut Vec<usize>) {
         let opp = BLACK + WHITE - me;
         if self.color[last] == opp && self.liberties(last) == 1 {
             out.push(self.single_liberty(last));
@@ -187,10 +196,13 @@ impl Go {
                     break;
                 }
             }
-            // or run, if running gives two liberties
+            // or run, if running gives two liberties and (with `ladders`) does not
+            // run into a ladder the attacker wins
             let l = self.single_liberty(q);
-            if self.liberties_after(l, me) >= 2 {
-                out.push(l);
+            match self.liberties_after(l, me) {
+                0 | 1 => {}
+                2 if ladders && self.is_caught(q) => {}
+                _ => out.push(l),
             }
         }
     }
@@ -286,13 +298,20 @@ impl Go {
         out
     }
 
-    /// The features of each of `moves` (legal moves of this position).
-    pub fn move_features(&self, moves: &[u16], weights: &PatternWeights) -> Vec<MoveFeatures> {
+    /// The features of each of `moves` (legal moves of this position); with `ladders`,
+    /// runs from atari and ataris are read out as ladders (`futile_run`,
+    /// `ladder_atari`, and no `fight` for a run the ladder catches).
+    pub fn move_features(
+        &self,
+        moves: &[u16],
+        weights: &PatternWeights,
+        ladders: bool,
+    ) -> Vec<MoveFeatures> {
         let me = Self::colour_of(self.to_move);
         let opp = BLACK + WHITE - me;
         let mut fights = Vec::new();
         if let Some(last) = self.last_move {
-            self.atari_fights(last, me, &mut fights);
+            self.atari_fights(last, me, ladders, &mut fights);
         }
         moves
             .iter()
@@ -321,6 +340,15 @@ impl Go {
                     self_atari: self.is_group_self_atari(p, me),
                     own_eye: self.is_own_eye(p, me),
                     near_last,
+                    futile_run: ladders
+                        && self.neighbours(p).iter().any(|&q| {
+                            self.color[q] == me
+                                && self.liberties(q) == 1
+                                && self.single_liberty(q) == p
+                                && self.liberties_after(p, me) == 2
+                                && self.is_caught(q)
+                        }),
+                    ladder_atari: ladders && self.ladder_atari(p),
                 }
             })
             .collect()
@@ -358,7 +386,7 @@ impl Go {
             let mut cands: Vec<usize> = Vec::new();
             let chances = Chances::draw(random);
             if chances.take(0, policy.capture) {
-                self.atari_fights(last, me, &mut cands);
+                self.atari_fights(last, me, policy.ladders, &mut cands);
                 if let Some(a) = self.pick_playable(&mut cands, me, random) {
                     return Some(a);
                 }
@@ -522,6 +550,37 @@ mod tests {
             assert!(!got.contains(bad), "{bad} in {got:?}");
         }
         assert!(got.len() > 3, "{got:?}");
+    }
+
+    /// Black's D7 put White's C7 in atari; running at C6 leaves two liberties, and
+    /// the ladder that follows catches it at the edge. Without ladder reading the
+    /// playout always runs; with it, it never runs as an answer to the atari (other
+    /// steps may still pick C6 now and then). Where a White stone at A7 breaks the
+    /// ladder, the run is the answer again.
+    #[test]
+    fn a_run_into_a_ladder_is_not_the_answer_to_atari() {
+        let mut rows = [
+            ".........",
+            "..X......",
+            ".XOX.....",
+            "...X.....",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let g = board(&rows, Player::Second, "D7");
+        let blind = HeavyPolicy {
+            ladders: false,
+            ..certain()
+        };
+        assert_eq!(moves(&g, &blind), ["C6".to_string()].into());
+        let got = moves(&g, &certain());
+        assert!(got.len() > 3, "{got:?}");
+        rows[2] = "OXOX.....";
+        let g = board(&rows, Player::Second, "D7");
+        assert_eq!(moves(&g, &certain()), ["C6".to_string()].into());
     }
 
     #[test]
