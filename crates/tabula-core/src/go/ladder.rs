@@ -188,7 +188,7 @@ impl Go {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::go::{stones_from_rows, GoRules};
     use crate::{Game, Go, Player};
 
@@ -206,7 +206,7 @@ mod tests {
     /// The ladder every test starts from: White's C7 in atari (liberty C6), Black's
     /// D6 below to its right. Running at C6 leaves two liberties (B6, C5); Black's C5
     /// drives it left and the first column catches it.
-    const LADDER: [&str; 9] = [
+    pub(crate) const LADDER: [&str; 9] = [
         ".........",
         "..X......",
         ".XOX.....",
