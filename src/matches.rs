@@ -408,7 +408,11 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         }
         if theirs.broken {
             tracing::warn!("{}: started afresh after game {}", theirs.name, game + 1);
-            theirs = Engine::start(&theirs.command.clone(), timeout)?;
+            let mut fresh = Engine::start(&theirs.command.clone(), timeout)?;
+            // its thinking time so far still counts in the match's time per move
+            fresh.think = theirs.think;
+            fresh.moves = theirs.moves;
+            theirs = fresh;
         }
         let our_colour = if ours_black {
             Player::First
