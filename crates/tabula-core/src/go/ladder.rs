@@ -6,7 +6,7 @@
 //! counts as free if it can capture a neighbouring attacker chain in atari); with two
 //! liberties after the extension the attacker tries an atari at each; three or more
 //! liberties is freedom. A read that grows past a node budget calls the chain free, so
-//! the answer "caught" is one the reader proved.
+//! that giving up never makes a chain look caught.
 
 use std::cell::RefCell;
 
