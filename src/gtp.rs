@@ -183,18 +183,16 @@ pub fn knowledge(
 /// The player `args` ask for, for `game`'s board size.
 fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
     let knowledge = || {
-        knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref()).map(|k| GoKnowledge {
-            near: args.prior_near as f32,
-            lines: args.prior_lines as f32,
-            share: args.prior_share as f32,
-            even: args.prior_even as f32,
-            pattern: args.prior_pattern as f32,
-            ladders: !args.no_ladders,
-            playouts: k.playouts.map(|p| HeavyPolicy {
-                ladders: !args.no_ladders,
-                ..p
-            }),
-            ..k
+        knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref()).map(|k| {
+            GoKnowledge {
+                near: args.prior_near as f32,
+                lines: args.prior_lines as f32,
+                share: args.prior_share as f32,
+                even: args.prior_even as f32,
+                pattern: args.prior_pattern as f32,
+                ..k
+            }
+            .with_ladders(!args.no_ladders)
         })
     };
     let simulations = if args.sims == 0 {

@@ -406,6 +406,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         if result.score.is_some() && !void {
             result.engine_score = theirs.send("final_score").ok().and_then(Result::ok);
         }
+        // broken now also after a failed `final_score`, whose game still counts
         if theirs.broken {
             tracing::warn!("{}: started afresh after game {}", theirs.name, game + 1);
             let mut fresh = Engine::start(&theirs.command.clone(), timeout)?;

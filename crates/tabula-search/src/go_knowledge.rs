@@ -7,11 +7,11 @@
 //! `pattern` simulations won in the proportion γ/(1+γ); an answer to an atari fight
 //! adds `tactics` wins, a capture half that, an atari that wins a ladder `tactics`
 //! wins; a self-atari of a group, a run from atari into a ladder that catches it or
-//! the filling of an own eye adds `tactics` losses; the pass adds `tactics` losses while the board
-//! still has more than a few playable points. A move next to the last one adds `near`
-//! wins (Pachi's distance prior, in short); in an empty area, the first line adds
-//! `lines` losses, the second half that, and the third `lines` wins (Fuego's and
-//! Pachi's line priors).
+//! the filling of an own eye adds `tactics` losses; the pass adds `tactics` losses
+//! while the board still has more than a few playable points. A move next to the last
+//! one adds `near` wins (Pachi's distance prior, in short); in an empty area, the
+//! first line adds `lines` losses, the second half that, and the third `lines` wins
+//! (Fuego's and Pachi's line priors).
 
 use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
@@ -69,6 +69,16 @@ impl GoKnowledge {
             priors: false,
             ..GoKnowledge::default()
         }
+    }
+
+    /// This knowledge with ladder reading on or off, in the playouts and the priors
+    /// alike.
+    pub fn with_ladders(mut self, on: bool) -> Self {
+        self.ladders = on;
+        if let Some(policy) = &mut self.playouts {
+            policy.ladders = on;
+        }
+        self
     }
 
     fn prior(&self, f: &MoveFeatures, crowded: bool) -> (f32, f32) {

@@ -553,10 +553,10 @@ mod tests {
     }
 
     /// Black's D7 put White's C7 in atari (the ladder tests' board); running at C6
-    /// leaves two liberties, and the ladder that follows catches it at the edge. Without ladder reading the
-    /// playout always runs; with it, it never runs as an answer to the atari (other
-    /// steps may still pick C6 now and then). Where a White stone at A7 breaks the
-    /// ladder, the run is the answer again.
+    /// leaves two liberties, and the ladder that follows catches it at the edge.
+    /// Without ladder reading the playout always runs; with it, it never runs as an
+    /// answer to the atari (other steps may still pick C6 now and then). Where a White
+    /// stone at A7 breaks the ladder, the run is the answer again.
     #[test]
     fn a_run_into_a_ladder_is_not_the_answer_to_atari() {
         let mut rows = crate::go::ladder::tests::LADDER;
