@@ -30,6 +30,15 @@ pub struct SearchFlags {
     /// Leaves one search gathers per network batch.
     #[arg(long)]
     pub leaves_per_search: Option<usize>,
+    /// Prove wins, draws and losses in the search tree from the finished games it
+    /// reaches (MCTS-Solver) and play by them: `true` or `false` (default: the game's
+    /// training setting).
+    #[arg(long)]
+    pub solver: Option<bool>,
+    /// Discount per ply of the values the search backs up (1: none), for a network
+    /// trained with that discount (default: the game's training setting).
+    #[arg(long)]
+    pub discount: Option<f32>,
 }
 
 /// The game's default training configuration: the generic defaults with the game's own
@@ -53,6 +62,12 @@ impl SearchFlags {
         }
         if let Some(l) = self.leaves_per_search {
             s.leaves_per_search = l;
+        }
+        if let Some(on) = self.solver {
+            s.solver = on;
+        }
+        if let Some(d) = self.discount {
+            s.discount = d;
         }
         s.validate().map_err(anyhow::Error::msg)?;
         Ok(s)

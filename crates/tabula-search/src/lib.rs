@@ -31,7 +31,7 @@ pub use evaluator::{
     CachedEvaluator, Evaluation, Evaluator, FinalEstimate, RolloutEvaluator, UniformEvaluator,
 };
 pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
-pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult};
+pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult, Proof};
 pub use negamax::Negamax;
 pub use playout_mix::PlayoutMix;
 pub use settings::SearchSettings;

@@ -11,8 +11,11 @@
 //! away from pending ones with a *virtual loss*; [`search_many`] advances many searches
 //! (e.g. many self-play games) at once and evaluates all their leaves in one batch.
 //! Root noise (Dirichlet), first-play urgency, move temperature and tree reuse are in
-//! [`MctsConfig`] and [`Mcts::play`]. Deterministic for a seed and a deterministic
-//! evaluator.
+//! [`MctsConfig`] and [`Mcts::play`]. With [`MctsConfig::solver`] the tree also proves
+//! results (Winands, Björnsson and Saito's MCTS-Solver): a node with a winning child, or
+//! whose children are all proven, has a known value, which the search then uses instead
+//! of its average; a proven win is taken soonest, a proven loss avoided while a move is
+//! left that is not one. Deterministic for a seed and a deterministic evaluator.
 
 use std::time::{Duration, Instant};
 
@@ -61,6 +64,14 @@ pub struct MctsConfig {
     /// off. Their visits are pruned from the policy target by
     /// [`MctsResult::pruned_policy`].
     pub forced_playouts: f32,
+    /// Prove wins, draws and losses in the tree from its terminal positions
+    /// (MCTS-Solver) and play by them.
+    pub solver: bool,
+    /// Each ply a value travels up the tree multiplies it by this (1: no discount), so
+    /// that a win sooner is worth more than a win later and a loss later less bad than
+    /// a loss sooner; a network it guides should be trained on results discounted the
+    /// same way (plies to the end of the game).
+    pub discount: f32,
 }
 
 impl Default for MctsConfig {
@@ -76,6 +87,8 @@ impl Default for MctsConfig {
             noise_weight: 0.25,
             seed: 0,
             forced_playouts: 0.0,
+            solver: false,
+            discount: 1.0,
         }
     }
 }
@@ -90,6 +103,55 @@ enum NodeState {
     Terminal(f32),
 }
 
+/// A game-theoretic value the search has proven (with [`MctsConfig::solver`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Proof {
+    /// The result for the player who moved into the position: 1 a win, 0 a draw, −1 a
+    /// loss (a game's own terminal values otherwise).
+    pub value: f32,
+    /// Plies from the position to the end of the game with best play as far as the
+    /// tree has proven it (the winner ends it soonest, the loser as late as it can).
+    pub plies: u16,
+}
+
+impl Proof {
+    fn is_win(&self) -> bool {
+        self.value > 0.0
+    }
+
+    fn is_loss(&self) -> bool {
+        self.value < 0.0
+    }
+}
+
+/// The proof of a position from its children's proofs (each for the player to move at
+/// the position): lost for whoever moved into it if a child wins, else, once every child
+/// is proven, the best child's result negated. Wins are taken soonest, losses latest.
+fn proof_from_children(children: impl Iterator<Item = Option<Proof>>) -> Option<Proof> {
+    let mut best: Option<Proof> = None;
+    let mut all = true;
+    for p in children {
+        let Some(p) = p else {
+            all = false;
+            continue;
+        };
+        let better = match best {
+            None => true,
+            Some(b) if p.value != b.value => p.value > b.value,
+            Some(b) if p.is_win() => p.plies < b.plies,
+            Some(b) => p.plies > b.plies,
+        };
+        if better {
+            best = Some(p);
+        }
+    }
+    let best = best.filter(|b| all || b.is_win())?;
+    Some(Proof {
+        value: -best.value,
+        plies: best.plies.saturating_add(1),
+    })
+}
+
 #[derive(Clone, Debug)]
 struct Node<M> {
     mv: Option<M>,
@@ -102,6 +164,8 @@ struct Node<M> {
     first_child: u32,
     child_count: u32,
     state: NodeState,
+    /// The node's proven value (with [`MctsConfig::solver`]).
+    proof: Option<Proof>,
 }
 
 impl<M> Node<M> {
@@ -115,6 +179,7 @@ impl<M> Node<M> {
             first_child: 0,
             child_count: 0,
             state: NodeState::Unexpanded,
+            proof: None,
         }
     }
 
@@ -142,6 +207,9 @@ pub struct ChildStats<M> {
     pub q: f32,
     /// The move ends the game.
     pub terminal: bool,
+    /// The move's proven result for the player to move at the root (with
+    /// [`MctsConfig::solver`]).
+    pub proof: Option<Proof>,
 }
 
 /// What a search found.
@@ -149,8 +217,10 @@ pub struct ChildStats<M> {
 pub struct MctsResult<M> {
     /// Visits of the root (the root's own evaluation included, as in seed 000).
     pub root_visits: u32,
-    /// Mean value for the player to move.
+    /// Mean value for the player to move (its proven result, if there is one).
     pub value: f32,
+    /// The root's proven result for the player to move (with [`MctsConfig::solver`]).
+    pub proof: Option<Proof>,
     /// Root children, most visited first (ties: higher prior first).
     pub children: Vec<ChildStats<M>>,
     /// Playouts this search added.
@@ -162,12 +232,29 @@ pub struct MctsResult<M> {
 }
 
 impl<M: Copy> MctsResult<M> {
-    /// The most visited move (a move that wins on the spot, if there is one).
+    /// The most visited move (a move that wins on the spot, if there is one). With
+    /// proofs (the solver): the soonest proven win, else the most visited move not
+    /// proven to lose, else the latest loss.
     pub fn best(&self) -> Option<M> {
-        self.children
+        let proven_win = self
+            .children
             .iter()
-            .find(|c| c.terminal && c.q >= 1.0)
-            .or_else(|| self.children.first())
+            .filter(|c| c.proof.is_some_and(|p| p.is_win()))
+            .min_by_key(|c| c.proof.map_or(u16::MAX, |p| p.plies));
+        let not_lost = || {
+            self.children
+                .iter()
+                .find(|c| !c.proof.is_some_and(|p| p.is_loss()))
+        };
+        let latest_loss = || {
+            self.children
+                .iter()
+                .max_by_key(|c| c.proof.map_or(0, |p| p.plies))
+        };
+        proven_win
+            .or_else(|| self.children.iter().find(|c| c.terminal && c.q >= 1.0))
+            .or_else(not_lost)
+            .or_else(latest_loss)
             .map(|c| c.mv)
     }
 
@@ -488,7 +575,10 @@ impl<G: Game> Mcts<G> {
             let mut game = self.root_game.clone();
             let mut path = vec![0u32];
             let mut node = 0usize;
-            while self.nodes[node].state == NodeState::Expanded {
+            // a proven node below the root is a leaf with a known value
+            while self.nodes[node].state == NodeState::Expanded
+                && (node == 0 || self.nodes[node].proof.is_none())
+            {
                 let child = self.select_child(node);
                 if let Some(mv) = self.nodes[child].mv {
                     game.play(mv);
@@ -502,11 +592,25 @@ impl<G: Game> Mcts<G> {
                     self.playouts_left -= 1;
                     self.simulations += 1;
                 }
+                NodeState::Expanded => {
+                    // proven (the loop stops at no other expanded node)
+                    let discount = self.config.discount;
+                    let v = self.nodes[node]
+                        .proof
+                        .map_or(0.0, |p| p.value * discount.powi(i32::from(p.plies)));
+                    self.backup(&path, v, false);
+                    self.playouts_left -= 1;
+                    self.simulations += 1;
+                }
                 NodeState::Unexpanded if game.is_terminal() => {
                     // Value for the player who moved into this node.
                     let v = -game.terminal_value().unwrap_or(0.0);
                     self.nodes[node].state = NodeState::Terminal(v);
                     self.backup(&path, v, false);
+                    if self.config.solver {
+                        self.nodes[node].proof = Some(Proof { value: v, plies: 0 });
+                        self.prove_up(&path);
+                    }
                     self.playouts_left -= 1;
                     self.simulations += 1;
                 }
@@ -571,8 +675,22 @@ impl<G: Game> Mcts<G> {
         masked_priors(moves, priors, |mv, p| nodes.push(Node::new(Some(mv), p)));
     }
 
+    /// After the last node of `path` was proven: proves its ancestors that now follow
+    /// from their children, stopping at the first that does not.
+    fn prove_up(&mut self, path: &[u32]) {
+        for &n in path.iter().rev().skip(1) {
+            let n = n as usize;
+            let proof = proof_from_children(self.children(n).map(|c| self.nodes[c].proof));
+            if proof.is_none() || proof == self.nodes[n].proof {
+                break;
+            }
+            self.nodes[n].proof = proof;
+        }
+    }
+
     /// Backs `value` (for the player who moved into the leaf) up the path.
     fn backup(&mut self, path: &[u32], mut value: f32, was_in_flight: bool) {
+        let discount = self.config.discount;
         for &n in path.iter().rev() {
             let node = &mut self.nodes[n as usize];
             node.visits += 1;
@@ -580,7 +698,7 @@ impl<G: Game> Mcts<G> {
             if was_in_flight {
                 node.in_flight -= 1;
             }
-            value = -value;
+            value *= -discount;
         }
     }
 
@@ -605,6 +723,22 @@ impl<G: Game> Mcts<G> {
             FirstPlayUrgency::Absolute(v) => v,
             FirstPlayUrgency::ParentMinus(r) => -parent.q() - r,
         };
+        let solver = self.config.solver;
+        if solver {
+            // a proven win, the soonest
+            if let Some(c) = self
+                .children(node)
+                .filter(|&c| self.nodes[c].proof.is_some_and(|p| p.is_win()))
+                .min_by_key(|&c| self.nodes[c].proof.map_or(u16::MAX, |p| p.plies))
+            {
+                return c;
+            }
+        }
+        // proven losses are skipped while another move is left
+        let skip_lost = solver
+            && self
+                .children(node)
+                .any(|c| !self.nodes[c].proof.is_some_and(|p| p.is_loss()));
         let mut best = parent.first_child as usize;
         let mut best_score = f32::NEG_INFINITY;
         for c in self.children(node) {
@@ -614,8 +748,14 @@ impl<G: Game> Mcts<G> {
                     return c;
                 }
             }
+            let proof = child.proof.filter(|_| solver);
+            if skip_lost && proof.is_some_and(|p| p.is_loss()) {
+                continue;
+            }
             let n = child.visits as f32 + vl * child.in_flight as f32;
-            let q = if n == 0.0 {
+            let q = if let Some(p) = proof {
+                p.value * self.config.discount.powi(i32::from(p.plies))
+            } else if n == 0.0 {
                 fpu
             } else {
                 (child.value_sum - vl * child.in_flight as f32) / n
@@ -673,6 +813,7 @@ impl<G: Game> Mcts<G> {
                         prior: self.root_priors.get(i).copied().unwrap_or(child.prior),
                         q: child.q(),
                         terminal: matches!(child.state, NodeState::Terminal(_)),
+                        proof: child.proof,
                     })
                 })
                 .collect()
@@ -681,13 +822,18 @@ impl<G: Game> Mcts<G> {
         };
         children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
         // A finished game's value is its result, not an empty search's 0.
-        let value = match self.root_game.terminal_value() {
-            Some(v) => v,
-            None => -root.q(),
+        let value = match (self.root_game.terminal_value(), root.proof) {
+            (Some(v), _) => v,
+            (None, Some(p)) => -p.value,
+            (None, None) => -root.q(),
         };
         MctsResult {
             root_visits: root.visits,
             value,
+            proof: root.proof.map(|p| Proof {
+                value: -p.value,
+                ..p
+            }),
             children,
             simulations: self.simulations,
             evaluations: self.evaluations,
@@ -832,6 +978,49 @@ mod tests {
         }
     }
 
+    #[test]
+    fn proofs_from_children_take_wins_soonest_and_losses_latest() {
+        let p = |value, plies| Some(Proof { value, plies });
+        let of = |c: &[Option<Proof>]| proof_from_children(c.iter().copied());
+        // one winning child proves the position, whatever the others are
+        assert_eq!(of(&[None, p(1.0, 4), p(1.0, 2)]), p(-1.0, 3));
+        // no win and a child unproven: nothing is proven
+        assert_eq!(of(&[None, p(-1.0, 1), p(0.0, 3)]), None);
+        // every child proven: the best result, the latest of the losses
+        assert_eq!(of(&[p(-1.0, 1), p(-1.0, 5)]), p(1.0, 6));
+        assert_eq!(of(&[p(-1.0, 7), p(0.0, 2)]), p(0.0, 3));
+        assert_eq!(of(&[]), None);
+    }
+
+    #[test]
+    fn the_solver_proves_a_double_threat_and_plays_it() {
+        // Red (to move) has 3 and 4 on the bottom row, 2 and 5 free on both sides:
+        // any of 2 or 5 makes an open three that wins two plies later.
+        let game =
+            ConnectFour::from_moves(tabula_core::connect4::Geometry::STANDARD, "3344").unwrap();
+        let config = MctsConfig {
+            simulations: 2000,
+            solver: true,
+            ..MctsConfig::default()
+        };
+        let r = Mcts::new(game, config).search(&mut HashEvaluator);
+        let proof = r.proof.expect("a win in three plies is proven");
+        assert_eq!((proof.value, proof.plies), (1.0, 3));
+        assert_eq!(r.value, 1.0);
+        let best = r.best().unwrap();
+        assert!(best == 1 || best == 4, "column {} does not win", best + 1);
+        // the plain search reports no proof
+        let plain = Mcts::new(
+            game,
+            MctsConfig {
+                solver: false,
+                ..config
+            },
+        )
+        .search(&mut HashEvaluator);
+        assert!(plain.proof.is_none() && plain.children.iter().all(|c| c.proof.is_none()));
+    }
+
     /// Priors and values made up from the position hash: deterministic and uneven.
     struct HashEvaluator;
 
@@ -915,7 +1104,7 @@ mod tests {
         terminal: Option<f32>,
     }
 
-    fn ref_simulate<G: Game>(node: &mut RefNode, game: &mut G, c: f32) -> f32 {
+    fn ref_simulate<G: Game>(node: &mut RefNode, game: &mut G, c: f32, discount: f32) -> f32 {
         // Returns the value for the player who moved into `node`.
         let v = if let Some(v) = node.terminal {
             v
@@ -968,7 +1157,7 @@ mod tests {
             let child = &mut node.children[best];
             let mv = game.move_of(child.mv.unwrap_or(0)).unwrap();
             game.play(mv);
-            -ref_simulate(child, game, c)
+            -discount * ref_simulate(child, game, c, discount)
         };
         node.visits += 1;
         node.value += v;
@@ -976,43 +1165,47 @@ mod tests {
     }
 
     #[test]
-    fn batch_of_one_without_virtual_loss_matches_the_plain_algorithm() {
+    fn batch_of_one_without_virtual_loss_matches_the_plain_algorithm_discounted_or_not() {
         let mut game = ConnectFour::default();
         game.play_text("4").unwrap();
-        let config = MctsConfig {
-            simulations: 400,
-            batch: 1,
-            virtual_loss: 0.0,
-            c_puct: 1.3,
-            ..MctsConfig::default()
-        };
-        let mut root = RefNode {
-            mv: None,
-            prior: 1.0,
-            visits: 0,
-            value: 0.0,
-            children: Vec::new(),
-            terminal: None,
-        };
-        for _ in 0..=config.simulations {
-            ref_simulate(&mut root, &mut game.clone(), config.c_puct);
-        }
-        for batch in [1, 8] {
-            let result = Mcts::new(game, MctsConfig { batch, ..config }).search(&mut HashEvaluator);
-            assert_eq!(result.root_visits, root.visits);
-            for ch in &root.children {
-                let mine = result
-                    .children
-                    .iter()
-                    .find(|c| Some(c.action) == ch.mv)
-                    .unwrap();
-                assert_eq!(mine.visits, ch.visits, "batch {batch}");
-                let q = if ch.visits == 0 {
-                    0.0
-                } else {
-                    ch.value / ch.visits as f32
-                };
-                assert!((mine.q - q).abs() < 1e-5);
+        for discount in [1.0, 0.9] {
+            let config = MctsConfig {
+                simulations: 400,
+                batch: 1,
+                virtual_loss: 0.0,
+                c_puct: 1.3,
+                discount,
+                ..MctsConfig::default()
+            };
+            let mut root = RefNode {
+                mv: None,
+                prior: 1.0,
+                visits: 0,
+                value: 0.0,
+                children: Vec::new(),
+                terminal: None,
+            };
+            for _ in 0..=config.simulations {
+                ref_simulate(&mut root, &mut game.clone(), config.c_puct, discount);
+            }
+            for batch in [1, 8] {
+                let result =
+                    Mcts::new(game, MctsConfig { batch, ..config }).search(&mut HashEvaluator);
+                assert_eq!(result.root_visits, root.visits);
+                for ch in &root.children {
+                    let mine = result
+                        .children
+                        .iter()
+                        .find(|c| Some(c.action) == ch.mv)
+                        .unwrap();
+                    assert_eq!(mine.visits, ch.visits, "batch {batch}");
+                    let q = if ch.visits == 0 {
+                        0.0
+                    } else {
+                        ch.value / ch.visits as f32
+                    };
+                    assert!((mine.q - q).abs() < 1e-5);
+                }
             }
         }
     }

@@ -21,6 +21,12 @@ pub struct SearchSettings {
     pub virtual_loss: f32,
     /// Largest batch a network evaluator runs at once (8–16 keeps its scratch in cache).
     pub eval_batch: usize,
+    /// Prove results in the tree from its finished games (MCTS-Solver; see
+    /// [`MctsConfig::solver`]).
+    pub solver: bool,
+    /// Discount per ply of the values backed up the tree (1: none; see
+    /// [`MctsConfig::discount`]). Training discounts its value targets the same way.
+    pub discount: f32,
 }
 
 impl Default for SearchSettings {
@@ -31,6 +37,8 @@ impl Default for SearchSettings {
             leaves_per_search: 4,
             virtual_loss: 1.0,
             eval_batch: 16,
+            solver: true,
+            discount: 1.0,
         }
     }
 }
@@ -50,6 +58,8 @@ impl SearchSettings {
             noise_weight: 0.25,
             seed,
             forced_playouts: 0.0,
+            solver: self.solver,
+            discount: self.discount,
         }
     }
 
@@ -59,6 +69,7 @@ impl SearchSettings {
             ("c_puct", self.c_puct),
             ("fpu_reduction", self.fpu_reduction),
             ("virtual_loss", self.virtual_loss),
+            ("discount", self.discount),
         ];
         if let Some((name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
             return Err(format!("search.{name} must be a finite number (got {v})"));
@@ -73,6 +84,12 @@ impl SearchSettings {
             return Err(format!(
                 "search.fpu_reduction must lie in [-2, 2] (got {})",
                 self.fpu_reduction
+            ));
+        }
+        if !(0.5..=1.0).contains(&self.discount) {
+            return Err(format!(
+                "search.discount must lie in [0.5, 1] (got {})",
+                self.discount
             ));
         }
         if self.virtual_loss < 0.0 {

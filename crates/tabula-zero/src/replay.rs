@@ -264,13 +264,18 @@ impl<G: Game> ReplayBuffer<G> {
     }
 
     /// Adds the positions of one game that carry a policy target (full searches), with
-    /// value target `(1 - value_mix) · result + value_mix · root value`.
+    /// value target `(1 - value_mix) · result · discount^plies + value_mix · root value`,
+    /// where `plies` is the number of moves from the position to the end of the record
+    /// (to the resignation in a resigned game, which makes its result look sooner than
+    /// it would have come) and the root value was discounted by the search alike.
     pub fn add_game(
         &mut self,
         start: &G,
         record: &GameRecord,
         value_mix: f32,
+        discount: f32,
     ) -> Result<(), String> {
+        let length = record.moves.len();
         let mut rows = Vec::new();
         let mut movers = Vec::new();
         // Positions are encoded as the game is replayed; none is kept as a state.
@@ -278,7 +283,8 @@ impl<G: Game> ReplayBuffer<G> {
             let Some(Some(policy)) = record.policy.get(i) else {
                 return;
             };
-            let z = record.result_for(game.to_move());
+            let z = record.result_for(game.to_move())
+                * discount.powi(i32::try_from(length.saturating_sub(i)).unwrap_or(i32::MAX));
             let v = record.root_value.get(i).copied().unwrap_or(z);
             rows.push(Row::new(
                 game,
@@ -415,6 +421,44 @@ mod tests {
     /// side to move: written under each symmetry it is the final position's ownership,
     /// transformed.
     #[test]
+    fn value_targets_are_discounted_by_the_plies_to_the_end() {
+        // X takes the top row: 5 moves, X wins
+        let start = TicTacToe::new();
+        let moves: Vec<u32> = vec![0, 3, 1, 4, 2];
+        let mut g = start;
+        for &m in &moves {
+            g.play(m as u8);
+        }
+        let record = GameRecord {
+            policy: moves.iter().map(|&a| Some(vec![(a, 1.0)])).collect(),
+            root_value: vec![0.5; moves.len()],
+            result: GameRecord::result_of(g.outcome()),
+            moves,
+            resigned: false,
+            no_resign: false,
+            would_resign: None,
+        };
+        assert_eq!(record.result, 1.0);
+        let mut plain = ReplayBuffer::new(&start, 100);
+        plain.add_game(&start, &record, 0.0, 1.0).unwrap();
+        let mut discounted = ReplayBuffer::new(&start, 100);
+        discounted.add_game(&start, &record, 0.0, 0.9).unwrap();
+        let mut mixed = ReplayBuffer::new(&start, 100);
+        mixed.add_game(&start, &record, 0.5, 0.9).unwrap();
+        for i in 0..5 {
+            // X moves at even plies, O at odd ones; the win is 5 - i plies away
+            let z = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let want = z * 0.9f32.powi(5 - i as i32);
+            assert_eq!(plain.rows[i].value, z);
+            assert!((discounted.rows[i].value - want).abs() < 1e-6, "row {i}");
+            assert!(
+                (mixed.rows[i].value - (0.5 * want + 0.25)).abs() < 1e-6,
+                "row {i}"
+            );
+        }
+    }
+
+    #[test]
     fn ownership_targets_rotate_with_the_board() {
         let start = Go::new(5, GoRules::default()).unwrap();
         let mut g = start.clone();
@@ -437,7 +481,7 @@ mod tests {
             would_resign: None,
         };
         let mut buffer = ReplayBuffer::new(&start, 100);
-        buffer.add_game(&start, &record, 0.0).unwrap();
+        buffer.add_game(&start, &record, 0.0, 1.0).unwrap();
         assert_eq!(buffer.len(), 12);
         for (i, row) in buffer.rows.iter().enumerate() {
             // rows alternate Black, White to move
@@ -465,7 +509,7 @@ mod tests {
             ..record
         };
         let mut buffer = ReplayBuffer::new(&start, 100);
-        buffer.add_game(&start, &resigned, 0.0).unwrap();
+        buffer.add_game(&start, &resigned, 0.0, 1.0).unwrap();
         let batch = buffer.batch(4, true, &mut rand::rng());
         assert_eq!(batch.aux_weight, [0.0; 4]);
     }
@@ -498,10 +542,10 @@ mod tests {
             (own[a4], score)
         };
         let mut plain = ReplayBuffer::new(&start, 100);
-        plain.add_game(&start, &record, 0.0).unwrap();
+        plain.add_game(&start, &record, 0.0, 1.0).unwrap();
         let knowledge = tabula_search::go_knowledge::GoKnowledge::default();
         let mut settled = ReplayBuffer::new(&start, 100).with_settling(Some(Box::new(knowledge)));
-        settled.add_game(&start, &record, 0.0).unwrap();
+        settled.add_game(&start, &record, 0.0, 1.0).unwrap();
         let (own, score) = target(plain);
         let (settled_own, settled_score) = target(settled);
         assert_eq!((own, settled_own), (-1.0, 1.0));

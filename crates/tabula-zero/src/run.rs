@@ -689,7 +689,12 @@ impl<'a, G: Game> Run<'a, G> {
     ) -> Result<(), ZeroError> {
         for r in records {
             replay
-                .add_game(&self.start, r, self.config.selfplay.value_mix)
+                .add_game(
+                    &self.start,
+                    r,
+                    self.config.selfplay.value_mix,
+                    self.config.search.discount,
+                )
                 .map_err(|reason| ZeroError::Record {
                     file: games_name(it),
                     reason,

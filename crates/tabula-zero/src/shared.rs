@@ -455,7 +455,12 @@ impl<'a, G: Game> SharedTrainer<'a, G> {
         for r in &rs {
             positions += r.moves.len();
             replay
-                .add_game(&self.start, r, self.config.selfplay.value_mix)
+                .add_game(
+                    &self.start,
+                    r,
+                    self.config.selfplay.value_mix,
+                    self.config.search.discount,
+                )
                 .map_err(|reason| ZeroError::Record {
                     file: key.to_string(),
                     reason,
