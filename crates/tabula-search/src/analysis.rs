@@ -174,6 +174,17 @@ impl Reporter {
     }
 }
 
+/// The win rate of a proven result (1 a win, ½ a draw, 0 a loss).
+fn proven_rate(value: f32) -> f64 {
+    if value > 0.0 {
+        1.0
+    } else if value < 0.0 {
+        0.0
+    } else {
+        0.5
+    }
+}
+
 /// PUCT MCTS over an evaluator `E` (a network, rollouts, uniform priors).
 pub struct MctsAnalyzer<E> {
     /// Leaf evaluation.
@@ -194,17 +205,19 @@ pub fn mcts_snapshot<G: Game>(tree: &Mcts<G>, pv_length: usize) -> Analysis<G::M
         .iter()
         .map(|c| {
             let (pv, pv_visits) = tree.principal_variation_visits(c.mv, pv_length);
-            let win_rate = if c.visits > 0 {
+            // a proven result is certain: its win rate is 1, ½ or 0, its bound the same
+            let proven = c.proof.map(|p| proven_rate(p.value));
+            let win_rate = proven.unwrap_or(if c.visits > 0 {
                 f64::from((c.q + 1.0) / 2.0).clamp(0.0, 1.0)
             } else {
                 0.5
-            };
+            });
             MoveInfo {
                 mv: c.mv,
                 visits: c.visits,
                 win_rate,
                 prior: f64::from(c.prior),
-                lcb: lower_confidence_bound(win_rate, c.visits),
+                lcb: proven.unwrap_or_else(|| lower_confidence_bound(win_rate, c.visits)),
                 score_lead: None,
                 score_stdev: None,
                 pv,
@@ -213,9 +226,19 @@ pub fn mcts_snapshot<G: Game>(tree: &Mcts<G>, pv_length: usize) -> Analysis<G::M
         })
         .collect();
     Analysis::rank(&mut moves);
+    // the search's own choice first (with proofs it may not be the most visited move)
+    if let Some(at) = result
+        .best()
+        .and_then(|best| moves.iter().position(|m| m.mv == best))
+    {
+        moves[..=at].rotate_right(1);
+    }
     Analysis {
         visits: u64::from(result.root_visits),
-        win_rate: f64::from((result.value + 1.0) / 2.0).clamp(0.0, 1.0),
+        win_rate: result.proof.map_or_else(
+            || f64::from((result.value + 1.0) / 2.0).clamp(0.0, 1.0),
+            |p| proven_rate(p.value),
+        ),
         score_lead: None,
         moves,
         elapsed: result.elapsed,
@@ -468,6 +491,33 @@ mod tests {
         });
         check(&a, 3000);
         assert!(last > 0);
+    }
+
+    #[test]
+    fn a_proven_win_is_reported_as_certain_and_first() {
+        let limits = AnalysisLimits {
+            max_visits: Some(200),
+            max_time: Some(Duration::from_secs(20)),
+            report_every: None,
+            pv_length: 5,
+        };
+        let stop = AtomicBool::new(false);
+        let mut mcts = MctsAnalyzer {
+            evaluator: Box::new(UniformEvaluator),
+            settings: SearchSettings::default(),
+            seed: 1,
+            root_actions: None,
+        };
+        let a = mcts.analyze(&won_for_x(), &limits, &stop, &mut |_| {});
+        assert_eq!(a.best(), Some(2));
+        assert_eq!(
+            (a.win_rate, a.moves[0].win_rate, a.moves[0].lcb),
+            (1.0, 1.0, 1.0)
+        );
+        // without the solver the same search only estimates it
+        mcts.settings.solver = false;
+        let a = mcts.analyze(&won_for_x(), &limits, &stop, &mut |_| {});
+        assert!(a.win_rate < 1.0 && a.moves[0].lcb < 1.0, "{a:?}");
     }
 
     #[test]
