@@ -460,6 +460,16 @@ mod tests {
         }
     }
 
+    /// An MCTS analyser with uniform priors and the default settings.
+    fn uniform_mcts() -> MctsAnalyzer<Box<UniformEvaluator>> {
+        MctsAnalyzer {
+            evaluator: Box::new(UniformEvaluator),
+            settings: SearchSettings::default(),
+            seed: 1,
+            root_actions: None,
+        }
+    }
+
     #[test]
     fn mcts_and_uct_analyses_find_the_win_and_report_as_asked() {
         let limits = AnalysisLimits {
@@ -469,12 +479,7 @@ mod tests {
             pv_length: 5,
         };
         let stop = AtomicBool::new(false);
-        let mut mcts = MctsAnalyzer {
-            evaluator: Box::new(UniformEvaluator),
-            settings: SearchSettings::default(),
-            seed: 1,
-            root_actions: None,
-        };
+        let mut mcts = uniform_mcts();
         let mut reports = 0;
         let a = mcts.analyze(&won_for_x(), &limits, &stop, &mut |_| reports += 1);
         check(&a, 3000);
@@ -502,12 +507,7 @@ mod tests {
             pv_length: 5,
         };
         let stop = AtomicBool::new(false);
-        let mut mcts = MctsAnalyzer {
-            evaluator: Box::new(UniformEvaluator),
-            settings: SearchSettings::default(),
-            seed: 1,
-            root_actions: None,
-        };
+        let mut mcts = uniform_mcts();
         let a = mcts.analyze(&won_for_x(), &limits, &stop, &mut |_| {});
         assert_eq!(a.best(), Some(2));
         assert_eq!(
@@ -537,12 +537,7 @@ mod tests {
         };
         let a = uct.analyze(&TicTacToe::new(), &limits, &stop, &mut |_| {});
         assert!(a.visits <= 16, "{a:?}");
-        let mut mcts = MctsAnalyzer {
-            evaluator: Box::new(UniformEvaluator),
-            settings: SearchSettings::default(),
-            seed: 1,
-            root_actions: None,
-        };
+        let mut mcts = uniform_mcts();
         mcts.analyze(&TicTacToe::new(), &limits, &stop, &mut |_| {});
         assert!(started.elapsed() < Duration::from_secs(5));
     }

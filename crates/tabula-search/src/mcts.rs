@@ -724,23 +724,11 @@ impl<G: Game> Mcts<G> {
             FirstPlayUrgency::ParentMinus(r) => -parent.q() - r,
         };
         let solver = self.config.solver;
-        if solver {
-            // a proven win, the soonest
-            if let Some(c) = self
-                .children(node)
-                .filter(|&c| self.nodes[c].proof.is_some_and(|p| p.is_win()))
-                .min_by_key(|&c| self.nodes[c].proof.map_or(u16::MAX, |p| p.plies))
-            {
-                return c;
-            }
-        }
-        // proven losses are skipped while another move is left
-        let skip_lost = solver
-            && self
-                .children(node)
-                .any(|c| !self.nodes[c].proof.is_some_and(|p| p.is_loss()));
-        let mut best = parent.first_child as usize;
-        let mut best_score = f32::NEG_INFINITY;
+        // One pass: the soonest proven win, if any, is played; otherwise the best score
+        // among the moves not proven lost, or among all when every move is lost.
+        let mut win: Option<(u16, usize)> = None;
+        let mut open = (f32::NEG_INFINITY, parent.first_child as usize, false);
+        let mut all = (f32::NEG_INFINITY, parent.first_child as usize);
         for c in self.children(node) {
             let child = &self.nodes[c];
             if let NodeState::Terminal(v) = child.state {
@@ -749,7 +737,10 @@ impl<G: Game> Mcts<G> {
                 }
             }
             let proof = child.proof.filter(|_| solver);
-            if skip_lost && proof.is_some_and(|p| p.is_loss()) {
+            if let Some(p) = proof.filter(Proof::is_win) {
+                if win.is_none_or(|(plies, _)| p.plies < plies) {
+                    win = Some((p.plies, c));
+                }
                 continue;
             }
             let n = child.visits as f32 + vl * child.in_flight as f32;
@@ -761,12 +752,21 @@ impl<G: Game> Mcts<G> {
                 (child.value_sum - vl * child.in_flight as f32) / n
             };
             let score = q + self.config.c_puct * child.prior * sqrt_n / (1.0 + n);
-            if score > best_score {
-                best_score = score;
-                best = c;
+            if score > all.0 {
+                all = (score, c);
+            }
+            if !proof.is_some_and(|p| p.is_loss()) {
+                open.2 = true;
+                if score > open.0 {
+                    open = (score, c, true);
+                }
             }
         }
-        best
+        match win {
+            Some((_, c)) => c,
+            None if open.2 => open.1,
+            None => all.1,
+        }
     }
 
     fn apply_root_noise(&mut self) {
