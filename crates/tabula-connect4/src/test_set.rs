@@ -81,48 +81,23 @@ pub fn pons_test_set(
         Ok(text) => serde_json::from_str(&text)
             .map_err(|e| TestSetError::Format(format!("{}: {e}", cache.display())))?,
         Err(_) => {
-            let mut solver = Solver::new(geo, 64);
-            if let Ok(book) = crate::book::builtin() {
-                solver.set_book(book);
-            }
-            let mut out = Vec::new();
+            let mut lines = Vec::new();
             for &set in sets {
                 let path = dir.join(set);
                 let text = std::fs::read_to_string(&path).map_err(|source| TestSetError::Io {
                     path: path.clone(),
                     source,
                 })?;
-                log(&format!(
-                    "classifying the moves of {} positions of {set} with the solver…",
-                    per_set.min(1000)
-                ));
                 for line in text.lines().take(per_set) {
-                    let Some(moves) = line.split_whitespace().next() else {
-                        continue;
-                    };
-                    let game = ConnectFour::from_moves(geo, moves).map_err(|e| {
-                        TestSetError::Format(format!("{}: bad line {line:?}: {e}", path.display()))
-                    })?;
-                    if game.is_terminal() {
-                        continue;
+                    if let Some(moves) = line.split_whitespace().next() {
+                        lines.push((set, path.clone(), moves.to_string()));
                     }
-                    let (_, classes) = solver.classify_moves(&game)?;
-                    let pick = |f: fn(&(bool, bool)) -> bool| {
-                        classes
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, c)| f(c))
-                            .map(|(i, _)| i)
-                            .collect()
-                    };
-                    out.push(Cached {
-                        moves: moves.to_string(),
-                        optimal: pick(|c| c.0),
-                        keeps: pick(|c| c.1),
-                    });
                 }
             }
+            let out = classify(&lines, cache, log)?;
             write_atomic(cache, &out)?;
+            // The finished cache holds everything the progress file did.
+            let _ = std::fs::remove_file(progress_path(cache));
             out
         }
     };
@@ -147,6 +122,127 @@ pub fn pons_test_set(
     })
 }
 
+/// Where the classification in progress is kept: one position per line, appended as
+/// each is done, so that an interrupted labelling (hours for Test_L1_R3, whose early
+/// positions take up to a minute each) resumes where it stopped.
+pub fn progress_path(cache: &Path) -> PathBuf {
+    let mut name = cache.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}
+
+/// Classifies the moves of `lines` (set, file, move string) in order, resuming from
+/// and appending to the progress file of `cache`.
+fn classify(
+    lines: &[(&str, PathBuf, String)],
+    cache: &Path,
+    log: &mut dyn FnMut(&str),
+) -> Result<Vec<Cached>, TestSetError> {
+    use std::io::Write;
+    let progress = progress_path(cache);
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| TestSetError::Io {
+            path: path.clone(),
+            source,
+        }
+    };
+    let mut out: Vec<Cached> = Vec::new();
+    if let Ok(text) = std::fs::read_to_string(&progress) {
+        for line in text.lines() {
+            // A line cut short by an interruption is classified again.
+            let Ok(done) = serde_json::from_str::<Cached>(line) else {
+                break;
+            };
+            out.push(done);
+        }
+        let expected = lines
+            .iter()
+            .map(|(_, _, moves)| moves)
+            .filter(|moves| !is_over(moves));
+        if out.len() > lines.len() || out.iter().zip(expected).any(|(c, m)| &c.moves != m) {
+            return Err(TestSetError::Format(format!(
+                "{} holds the progress of other positions; remove it to classify these",
+                progress.display()
+            )));
+        }
+        // Rewrite what was read, so that a cut line does not stay between two whole ones.
+        let text: String = out
+            .iter()
+            .map(|c| serde_json::to_string(c).map(|l| l + "\n"))
+            .collect::<Result<_, _>>()
+            .map_err(|e| TestSetError::Format(e.to_string()))?;
+        std::fs::write(&progress, text).map_err(io(&progress))?;
+        if !out.is_empty() {
+            log(&format!(
+                "resuming the classification after {} positions",
+                out.len()
+            ));
+        }
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&progress)
+        .map_err(io(&progress))?;
+    let geo = Geometry::STANDARD;
+    let mut solver = Solver::new(geo, 64);
+    if let Ok(book) = crate::book::builtin() {
+        solver.set_book(book);
+    }
+    let mut done = 0;
+    let mut last_set = "";
+    let start = std::time::Instant::now();
+    for (set, path, moves) in lines {
+        let game = ConnectFour::from_moves(geo, moves).map_err(|e| {
+            TestSetError::Format(format!("{}: bad position {moves:?}: {e}", path.display()))
+        })?;
+        if game.is_terminal() {
+            continue;
+        }
+        done += 1;
+        if done <= out.len() {
+            continue;
+        }
+        if *set != last_set {
+            log(&format!(
+                "classifying the moves of the positions of {set} with the solver…"
+            ));
+            last_set = set;
+        }
+        let (_, classes) = solver.classify_moves(&game)?;
+        let pick = |f: fn(&(bool, bool)) -> bool| {
+            classes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| f(c))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let c = Cached {
+            moves: moves.clone(),
+            optimal: pick(|c| c.0),
+            keeps: pick(|c| c.1),
+        };
+        let line = serde_json::to_string(&c).map_err(|e| TestSetError::Format(e.to_string()))?;
+        writeln!(file, "{line}").map_err(io(&progress))?;
+        out.push(c);
+        if done % 50 == 0 {
+            log(&format!(
+                "{done} positions classified ({:.0} s this time)",
+                start.elapsed().as_secs_f64()
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a move string ends the game (such positions are skipped); a malformed one is
+/// not, so that classifying reports it.
+fn is_over(moves: &str) -> bool {
+    ConnectFour::from_moves(Geometry::STANDARD, moves).is_ok_and(|g| g.is_terminal())
+}
+
 fn write_atomic(path: &Path, cached: &[Cached]) -> Result<(), TestSetError> {
     let io = |source| TestSetError::Io {
         path: path.to_path_buf(),
@@ -156,4 +252,81 @@ fn write_atomic(path: &Path, cached: &[Cached]) -> Result<(), TestSetError> {
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, text).map_err(io)?;
     std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A folder with a small Test_L3_R1 (end-game positions, quick to solve).
+    fn fixture(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("tabula-test-set-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Test_L3_R1"),
+            "2252576253462244111563365343671351441 -1\n\
+             7422341735647741166133573473242566 1\n\
+             23163416124767223154467471272416755633 0\n\
+             65214673556155731566316327373221417 -1\n",
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn an_interrupted_classification_resumes_where_it_stopped() {
+        let dir = fixture("resume");
+        let cache = dir.join("labels.json");
+        let set = |log: &mut dyn FnMut(&str)| {
+            pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, log).unwrap()
+        };
+        let whole = set(&mut |_| {});
+        assert_eq!(whole.positions.len(), 4);
+        assert!(
+            !progress_path(&cache).exists(),
+            "finished: no progress file left"
+        );
+        let full = std::fs::read_to_string(&cache).unwrap();
+        let cached: Vec<Cached> = serde_json::from_str(&full).unwrap();
+
+        // Stopped after two positions, in the middle of writing the third.
+        std::fs::remove_file(&cache).unwrap();
+        let mut progress = String::new();
+        for c in &cached[..2] {
+            progress += &(serde_json::to_string(c).unwrap() + "\n");
+        }
+        progress += &serde_json::to_string(&cached[2]).unwrap()[..10];
+        std::fs::write(progress_path(&cache), progress).unwrap();
+        let mut logged = Vec::new();
+        let resumed = set(&mut |l| logged.push(l.to_string()));
+        assert!(
+            logged.iter().any(|l| l.contains("after 2 positions")),
+            "{logged:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&cache).unwrap(), full);
+        for (a, b) in resumed.positions.iter().zip(&whole.positions) {
+            assert_eq!((&a.optimal, &a.keeps), (&b.optimal, &b.keeps));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn progress_of_other_positions_is_refused_and_kept() {
+        let dir = fixture("other");
+        let cache = dir.join("labels.json");
+        let other = r#"{"moves":"4444","optimal":[3],"keeps":[3]}"#.to_string() + "\n";
+        std::fs::write(progress_path(&cache), &other).unwrap();
+        let err = pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &mut |_| {})
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("other positions"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(progress_path(&cache)).unwrap(),
+            other
+        );
+        assert!(!cache.exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -96,6 +96,10 @@ pub struct NetConfig {
     /// `--init`, whose network is already good — takes fewer steps instead of learning
     /// its first few thousand positions by heart.
     pub max_reuse: f64,
+    /// Train on the window with repeated positions merged into one sample of mean
+    /// targets ([`crate::replay::ReplayBuffer::averaged`]; AlphaZero.jl's position
+    /// averaging), so that the openings every game shares are not drawn over and over.
+    pub average_positions: bool,
     /// Augment samples with a random symmetry of the game.
     pub symmetries: bool,
     /// The heads: `dense` (AlphaZero's) or `katago` (per-point policy, pooled value,
@@ -116,6 +120,7 @@ impl Default for NetConfig {
             steps: 100,
             batch_size: 128,
             max_reuse: 0.0,
+            average_positions: false,
             symmetries: true,
             heads: tabula_nn::Heads::Dense,
             global_pooling: 0,

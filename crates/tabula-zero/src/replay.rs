@@ -90,6 +90,30 @@ impl Planes {
         }
     }
 
+    /// The planes as bytes that are equal exactly when the planes are (a map key).
+    fn key(&self) -> Vec<u8> {
+        let mut key = Vec::new();
+        match self {
+            Planes::Bits { bits, constant, .. } => {
+                key.push(0);
+                for b in bits.iter() {
+                    key.extend_from_slice(&b.to_le_bytes());
+                }
+                for &(p, v) in constant.iter() {
+                    key.extend_from_slice(&p.to_le_bytes());
+                    key.extend_from_slice(&v.to_bits().to_le_bytes());
+                }
+            }
+            Planes::Floats(f) => {
+                key.push(1);
+                for v in f.iter() {
+                    key.extend_from_slice(&v.to_bits().to_le_bytes());
+                }
+            }
+        }
+        key
+    }
+
     fn heap_bytes(&self) -> usize {
         match self {
             Planes::Bits { bits, constant, .. } => bits.len() * 8 + constant.len() * 8,
@@ -317,6 +341,50 @@ impl<G: Game> ReplayBuffer<G> {
         Ok(())
     }
 
+    /// The window with every position that occurs more than once merged into one row
+    /// whose policy and value targets are the means of its occurrences (AlphaZero.jl's
+    /// position averaging): the opening positions, which every game passes through,
+    /// are then drawn no more often than any other, and each carries the average of
+    /// many searches and results rather than one. The auxiliary targets (Go's ownership
+    /// and score) are those of the latest occurrence.
+    pub fn averaged(&self) -> ReplayBuffer<G> {
+        use std::collections::{BTreeMap, HashMap};
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        // per merged row: the row, how many were merged, summed value and policy
+        let mut merged: Vec<(Row, usize, f64, BTreeMap<u32, f64>)> = Vec::new();
+        for row in &self.rows {
+            let slot = *index.entry(row.planes.key()).or_insert_with(|| {
+                merged.push((row.clone(), 0, 0.0, BTreeMap::new()));
+                merged.len() - 1
+            });
+            let (latest, n, value, policy) = &mut merged[slot];
+            *n += 1;
+            *value += f64::from(row.value);
+            for &(a, v) in row.policy.iter() {
+                *policy.entry(a).or_insert(0.0) += f64::from(v);
+            }
+            latest.aux.clone_from(&row.aux);
+        }
+        let rows = merged
+            .into_iter()
+            .map(|(mut row, n, value, policy)| {
+                let n = n as f64;
+                row.value = (value / n) as f32;
+                row.policy = policy
+                    .into_iter()
+                    .map(|(a, v)| (a, (v / n) as f32))
+                    .collect();
+                row
+            })
+            .collect();
+        ReplayBuffer {
+            prototype: self.prototype.clone(),
+            rows,
+            window: self.window,
+            settle: None,
+        }
+    }
+
     /// `size` positions drawn uniformly (with replacement), each under a random symmetry
     /// when `symmetries` is on.
     pub fn batch(&self, size: usize, symmetries: bool, rng: &mut impl Rng) -> Batch {
@@ -456,6 +524,45 @@ mod tests {
                 "row {i}"
             );
         }
+    }
+
+    #[test]
+    fn averaging_merges_repeated_positions_into_their_mean_targets() {
+        // Two games that share their first two positions and then part.
+        let start = TicTacToe::new();
+        let record = |moves: Vec<u32>, first: u32, value: f32| GameRecord {
+            policy: moves
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| Some(vec![(if i == 0 { first } else { a }, 1.0)]))
+                .collect(),
+            root_value: vec![value; moves.len()],
+            result: 0.0,
+            moves,
+            resigned: false,
+            no_resign: false,
+            would_resign: None,
+        };
+        let mut buffer = ReplayBuffer::new(&start, 100);
+        buffer
+            .add_game(&start, &record(vec![4, 0, 8], 4, 0.5), 1.0, 1.0)
+            .unwrap();
+        buffer
+            .add_game(&start, &record(vec![4, 1, 2], 2, -0.25), 1.0, 1.0)
+            .unwrap();
+        assert_eq!(buffer.len(), 6);
+        let avg = buffer.averaged();
+        // the empty board and the board after 4 are shared, the third positions not
+        assert_eq!(avg.len(), 4);
+        for (row, policy) in [(0, [(2, 0.5), (4, 0.5)]), (1, [(0, 0.5), (1, 0.5)])] {
+            assert!((avg.rows[row].value - 0.125).abs() < 1e-6, "row {row}");
+            assert_eq!(&*avg.rows[row].policy, &policy, "row {row}");
+        }
+        // a position seen once keeps its targets
+        assert_eq!(avg.rows[2], buffer.rows[2]);
+        assert_eq!(avg.rows[3], buffer.rows[5]);
+        let mut batch_rng = rand::rng();
+        assert_eq!(avg.batch(8, true, &mut batch_rng).size, 8);
     }
 
     #[test]

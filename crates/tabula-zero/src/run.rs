@@ -788,6 +788,13 @@ pub(crate) fn train_round<G: Game>(
     it: usize,
     kept: usize,
 ) -> Result<(Losses, WeightFile), ZeroError> {
+    let averaged;
+    let replay = if cfg.net.average_positions {
+        averaged = replay.averaged();
+        &averaged
+    } else {
+        replay
+    };
     let steps = steps_for(&cfg.net, replay.len());
     progress.start(&format!("iteration {it}: training"), steps as u64);
     let mut sum = Losses::default();
