@@ -123,6 +123,16 @@ struct EstimatorArgs {
     /// The mine model for `--solver net` (default: the shipped models/mines.safetensors).
     #[arg(long)]
     model: Option<PathBuf>,
+    /// With `--solver net`: give the cells beside no revealed number the probability the
+    /// mine count leaves for them, (mines left − the net's expected mines elsewhere) /
+    /// their number, as exact solvers do (`false`: the net's own estimates).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    count_interior: bool,
+    /// With `--solver net`: passes that make the net's estimates agree with every
+    /// revealed number (a number's hidden neighbours add up to the mines it lacks), by
+    /// shifting their log-odds (0: none).
+    #[arg(long, default_value_t = tabula_automine::model::FIT_ROUNDS, value_parser = crate::input::count(0, 10_000))]
+    fit_numbers: usize,
 }
 
 /// A loaded estimator choice; `make` gives each thread its own predictor.
@@ -149,9 +159,11 @@ impl EstimatorArgs {
                         )
                     })?,
                 };
-                Estimator::Net(
-                    MineNet::load(&path).with_context(|| format!("loading {}", path.display()))?,
-                )
+                let mut net =
+                    MineNet::load(&path).with_context(|| format!("loading {}", path.display()))?;
+                net.count_interior = self.count_interior;
+                net.fit_rounds = self.fit_numbers;
+                Estimator::Net(net)
             }
         })
     }
