@@ -318,9 +318,9 @@ mod tests {
         let cache = dir.join("labels.json");
         let other = r#"{"moves":"4444","optimal":[3],"keeps":[3]}"#.to_string() + "\n";
         std::fs::write(progress_path(&cache), &other).unwrap();
-        let err = pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &mut |_| {})
-            .err()
-            .expect("refused");
+        let Err(err) = pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &mut |_| {}) else {
+            panic!("progress of other positions was taken");
+        };
         assert!(err.to_string().contains("other positions"), "{err}");
         assert_eq!(
             std::fs::read_to_string(progress_path(&cache)).unwrap(),
