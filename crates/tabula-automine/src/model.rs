@@ -105,34 +105,58 @@ impl MineNet {
 /// them anywhere. The result is kept within [`SAFE_BELOW`] of 0 and 1, so that the count
 /// alone, from estimates elsewhere that may be off, never calls a cell certain.
 pub fn count_interior(view: &View, p: &mut [f64]) {
-    let dims = view.dims();
-    let cells = view.cells();
-    let mut interior = Vec::new();
-    let mut elsewhere = 0.0;
-    let mut revealed_mines = 0;
-    for (i, s) in cells.iter().enumerate() {
-        match s {
-            Seen::Mine => revealed_mines += 1,
-            Seen::Number(_) => {}
-            Seen::Hidden | Seen::Flagged => {
-                if dims
-                    .neighbours(i)
-                    .any(|j| matches!(cells[j], Seen::Number(_)))
-                {
-                    elsewhere += p[i];
-                } else {
-                    interior.push(i);
+    Interior::of(view).apply(p);
+}
+
+/// What [`count_interior`] needs of a view, found once for the many passes of
+/// [`fit_numbers`]: the unconstrained hidden cells, the other hidden cells, and the
+/// mines left.
+struct Interior {
+    cells: Vec<usize>,
+    frontier: Vec<usize>,
+    left: f64,
+}
+
+impl Interior {
+    fn of(view: &View) -> Interior {
+        let dims = view.dims();
+        let cells = view.cells();
+        let mut interior = Interior {
+            cells: Vec::new(),
+            frontier: Vec::new(),
+            left: 0.0,
+        };
+        let mut revealed_mines = 0;
+        for (i, s) in cells.iter().enumerate() {
+            match s {
+                Seen::Mine => revealed_mines += 1,
+                Seen::Number(_) => {}
+                Seen::Hidden | Seen::Flagged => {
+                    if dims
+                        .neighbours(i)
+                        .any(|j| matches!(cells[j], Seen::Number(_)))
+                    {
+                        interior.frontier.push(i);
+                    } else {
+                        interior.cells.push(i);
+                    }
                 }
             }
         }
+        interior.left = view.mines().saturating_sub(revealed_mines) as f64;
+        interior
     }
-    if interior.is_empty() {
-        return;
-    }
-    let left = view.mines().saturating_sub(revealed_mines) as f64;
-    let q = ((left - elsewhere) / interior.len() as f64).clamp(SAFE_BELOW, 1.0 - SAFE_BELOW);
-    for i in interior {
-        p[i] = q;
+
+    fn apply(&self, p: &mut [f64]) {
+        if self.cells.is_empty() {
+            return;
+        }
+        let elsewhere: f64 = self.frontier.iter().map(|&i| p[i]).sum();
+        let q =
+            ((self.left - elsewhere) / self.cells.len() as f64).clamp(SAFE_BELOW, 1.0 - SAFE_BELOW);
+        for &i in &self.cells {
+            p[i] = q;
+        }
     }
 }
 
@@ -164,10 +188,10 @@ impl CellPredictor for MineNet {
 /// Makes the estimates agree with every revealed number: the probabilities of a number's
 /// hidden neighbours must add up to the mines it still lacks, as exact probabilities
 /// do (a number's count is certain, so its expectation is too). Each of up to `rounds`
-/// passes (fewer once every number is met to 10⁻⁴) shifts, number by number, the log-odds of its hidden neighbours by one amount
-/// that meets its count (iterative proportional fitting), then, with `interior`,
-/// resets the unconstrained cells by the mine count ([`count_interior`]). Certain
-/// estimates (0 or 1) stay as they are.
+/// passes (fewer once every number is met to 10⁻⁴) shifts, number by number, the
+/// log-odds of its hidden neighbours by one amount that meets its count (iterative
+/// proportional fitting), then, with `interior`, resets the unconstrained cells by the
+/// mine count ([`count_interior`]). Certain estimates (0 or 1) stay as they are.
 pub fn fit_numbers(view: &View, p: &mut [f64], rounds: usize, interior: bool) {
     let dims = view.dims();
     let cells = view.cells();
@@ -188,6 +212,7 @@ pub fn fit_numbers(view: &View, p: &mut [f64], rounds: usize, interior: bool) {
             constraints.push((hidden, f64::from(k) - f64::from(known)));
         }
     }
+    let count = interior.then(|| Interior::of(view));
     let logit = |q: f64| (q / (1.0 - q)).ln();
     let sig = |z: f64| 1.0 / (1.0 + (-z).exp());
     let mut z = Vec::new();
@@ -228,8 +253,8 @@ pub fn fit_numbers(view: &View, p: &mut [f64], rounds: usize, interior: bool) {
                 p[j] = sig(zj + b).clamp(1e-9, 1.0 - 1e-9);
             }
         }
-        if interior {
-            count_interior(view, p);
+        if let Some(count) = &count {
+            count.apply(p);
         }
         if worst < 1e-4 {
             break;
