@@ -78,10 +78,29 @@ pub struct GtpArgs {
     /// UCB exploration constant (small: the priors do most of the exploring).
     #[arg(long, default_value_t = 0.1, value_parser = crate::input::number(0.0, 100.0))]
     exploration: f64,
+    /// Share of a playout's result given by its margin rather than its winner (UCT
+    /// player; 0 to 1, 0: only winning counts): among moves that win equally often,
+    /// prefer the ones that win by more (Pachi's `val_scale`).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1.0))]
+    score_weight: f64,
+    /// The margin in points at which --score-weight's share is full.
+    #[arg(long, default_value_t = 20.0, value_parser = crate::input::number(1.0, 1000.0))]
+    score_points: f64,
     /// Playouts: `heavy` (answers to ataris, nakade, learned 3x3 patterns, no big
     /// self-ataris) or `light` (uniformly random moves that do not fill own eyes).
     #[arg(long, default_value = "heavy")]
     playouts: String,
+    /// Heavy playouts' chances and weights, comma-separated `name=value` (defaults:
+    /// capture=0.9,nakade=0.9,atari=0.2,pattern=0.9,self-atari=0.95,elsewhere=2):
+    /// the chance of each step of a playout move, of rejecting a big self-atari, and
+    /// the weight of a move away from the last one against the local 3x3 patterns'.
+    #[arg(long, default_value = "")]
+    playout_policy: String,
+    /// Last good reply with forgetting (UCT player, heavy playouts): playouts try the
+    /// reply to the last move that won the last time it was played in this search's
+    /// playouts, right after the atari fights (Baier and Drake's LGRF-1).
+    #[arg(long)]
+    last_good_reply: bool,
     /// No priors for new tree nodes (by default they start from pattern and tactics
     /// knowledge).
     #[arg(long)]
@@ -183,17 +202,29 @@ pub fn knowledge(
 /// The player `args` ask for, for `game`'s board size.
 fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
     let knowledge = || {
-        knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref()).map(|k| {
-            GoKnowledge {
-                near: args.prior_near as f32,
-                lines: args.prior_lines as f32,
-                share: args.prior_share as f32,
-                even: args.prior_even as f32,
-                pattern: args.prior_pattern as f32,
-                ..k
-            }
-            .with_ladders(!args.no_ladders)
-        })
+        knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref())
+            .map(|k| {
+                GoKnowledge {
+                    near: args.prior_near as f32,
+                    lines: args.prior_lines as f32,
+                    share: args.prior_share as f32,
+                    even: args.prior_even as f32,
+                    pattern: args.prior_pattern as f32,
+                    ..k
+                }
+                .with_ladders(!args.no_ladders)
+                .with_last_good_reply(args.last_good_reply)
+            })
+            .and_then(|mut k| {
+                match &mut k.playouts {
+                    Some(policy) => policy.set_options(&args.playout_policy)?,
+                    None if !args.playout_policy.is_empty() || args.last_good_reply => {
+                        anyhow::bail!("--playout-policy and --last-good-reply need heavy playouts")
+                    }
+                    None => {}
+                }
+                Ok(k)
+            })
     };
     let simulations = if args.sims == 0 {
         usize::MAX
@@ -236,6 +267,8 @@ fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
                     RaveSchedule::Visits
                 },
                 simulations,
+                score_weight: args.score_weight,
+                score_points: args.score_points,
                 ..UctConfig::default()
             };
             let mut player = UctPlayer::new(config, knowledge()?, args.threads);
@@ -972,7 +1005,11 @@ mod tests {
                 rave: 1000.0,
                 rave_schedule: "visits".into(),
                 exploration: 0.25,
+                score_weight: 0.0,
+                score_points: 20.0,
                 playouts: "light".into(),
+                playout_policy: String::new(),
+                last_good_reply: false,
                 model: None,
                 no_priors: true,
                 prior_near: 0.0,

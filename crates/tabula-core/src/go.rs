@@ -217,6 +217,12 @@ impl Go {
         self.captures[player.index()]
     }
 
+    /// The action of the last move if it put a stone on the board (`None` at the
+    /// start, after a pass or a setup).
+    pub fn last_action(&self) -> Option<u16> {
+        self.last_move.map(|p| self.point_action(p))
+    }
+
     /// The action index of the pass move.
     pub fn pass(&self) -> u16 {
         (self.n * self.n) as u16

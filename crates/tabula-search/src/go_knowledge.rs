@@ -13,10 +13,14 @@
 //! first line adds `lines` losses, the second half that, and the third `lines` wins
 //! (Fuego's and Pachi's line priors).
 
+use std::sync::Arc;
 use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
-use tabula_core::{Game, Go};
 
+use tabula_core::go::MAX_SIZE;
+use tabula_core::{Game, Go, Outcome, Player};
+
+use crate::last_good_reply::LastGoodReply;
 use crate::uct::Knowledge;
 
 /// Heavy playouts and priors for Go.
@@ -43,6 +47,9 @@ pub struct GoKnowledge {
     /// Whether the priors read ladders (a run into a ladder that catches it is a loss,
     /// an atari that wins one a win).
     pub ladders: bool,
+    /// Last good replies, learned from the search's own playouts and tried by the
+    /// heavy playouts after the atari fights (`None`: off).
+    pub replies: Option<Arc<LastGoodReply>>,
 }
 
 impl Default for GoKnowledge {
@@ -57,6 +64,7 @@ impl Default for GoKnowledge {
             lines: 0.0,
             share: 0.0,
             ladders: true,
+            replies: None,
         }
     }
 }
@@ -69,6 +77,12 @@ impl GoKnowledge {
             priors: false,
             ..GoKnowledge::default()
         }
+    }
+
+    /// This knowledge with last-good-reply playouts on (a fresh table) or off.
+    pub fn with_last_good_reply(mut self, on: bool) -> Self {
+        self.replies = on.then(|| Arc::new(LastGoodReply::new(MAX_SIZE * MAX_SIZE + 1)));
+        self
     }
 
     /// This knowledge with ladder reading on or off, in the playouts and the priors
@@ -164,8 +178,27 @@ pub fn without_stones(pos: &Go, points: &[u16]) -> Go {
 impl Knowledge<Go> for GoKnowledge {
     fn playout_move(&self, game: &Go, random: &mut dyn FnMut(usize) -> usize) -> Option<u16> {
         match &self.playouts {
-            Some(policy) => game.heavy_rollout_move(policy, random),
+            Some(policy) => {
+                let reply = self.replies.as_ref().and_then(|table| {
+                    let last = game.last_action()?;
+                    table.reply(game.to_move(), usize::from(last))
+                });
+                // a reply from a table of another board size is no action here
+                let reply = reply.and_then(|a| u16::try_from(a).ok());
+                game.heavy_rollout_move_with_reply(policy, reply, random)
+            }
             None => game.rollout_move(random),
+        }
+    }
+
+    fn learns(&self) -> bool {
+        self.replies.is_some() && self.playouts.is_some()
+    }
+
+    fn learn(&self, before: Option<u16>, first: Player, moves: &[u16], outcome: Option<Outcome>) {
+        if let Some(table) = &self.replies {
+            let actions: Vec<usize> = moves.iter().map(|&m| usize::from(m)).collect();
+            table.learn(before.map(usize::from), first, &actions, outcome);
         }
     }
 
@@ -374,6 +407,32 @@ mod tests {
         )
         .search(&g);
         assert_eq!(r.best.map(|a| g.format_move(a)), Some("A1".into()));
+    }
+
+    #[test]
+    fn a_search_with_last_good_reply_learns_replies_and_still_captures() {
+        let rows = [
+            ".......", ".......", ".......", "OOOO...", "XXXO...", "OOXO...", ".OX....",
+        ];
+        let g = Go::from_stones(7, GoRules::default(), &stones_from_rows(&rows)).unwrap();
+        let knowledge = GoKnowledge::default().with_last_good_reply(true);
+        let table = knowledge.replies.clone().unwrap();
+        assert!(knowledge.learns());
+        let config = UctConfig {
+            simulations: 3000,
+            rave: 1000.0,
+            exploration: 0.1,
+            ..UctConfig::default()
+        };
+        let r = Uct::with_knowledge(config, knowledge).search(&g);
+        assert_eq!(r.best.map(|a| g.format_move(a)), Some("A1".into()));
+        let stored = (0..table.actions())
+            .filter(|&a| table.reply(Player::First, a).is_some())
+            .count();
+        assert!(stored > 5, "{stored} replies stored");
+        // off by default, and light playouts never learn
+        assert!(!GoKnowledge::default().learns());
+        assert!(!GoKnowledge::light().with_last_good_reply(true).learns());
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod exact;
 pub mod go_bot;
 pub mod go_knowledge;
 pub mod go_patterns;
+pub mod last_good_reply;
 pub mod mcts;
 pub mod negamax;
 pub mod perft;

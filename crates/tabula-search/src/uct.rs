@@ -50,6 +50,14 @@ pub struct UctConfig {
     /// Keep each node's mean final score (from [`Knowledge::final_score`]), for
     /// analysis; off in play, where only winning counts.
     pub track_score: bool,
+    /// Share of a playout's result given by its margin instead of its winner (0 to
+    /// 1; 0: winning is all). A result is `(1 − w)·win + w·(1 + m)/2` with the margin
+    /// `m` = final score / [`score_points`](Self::score_points), clamped to ±1:
+    /// among moves that win equally often, the search prefers those that win by
+    /// more, a buffer against its own misjudgements (Pachi's `val_scale`).
+    pub score_weight: f64,
+    /// The margin (points) at which the score's share of a result is full.
+    pub score_points: f64,
 }
 
 impl Default for UctConfig {
@@ -62,6 +70,8 @@ impl Default for UctConfig {
             rave: 0.0,
             rave_schedule: RaveSchedule::Samples,
             track_score: false,
+            score_weight: 0.0,
+            score_points: 20.0,
         }
     }
 }
@@ -122,6 +132,24 @@ pub trait Knowledge<G: Game> {
     fn settled_final(&self, _game: &G, _seed: u64) -> Option<(Vec<f32>, f32)> {
         None
     }
+
+    /// Whether the search should show [`Knowledge::learn`] every simulation's playout
+    /// (a playout policy that adapts during a search, such as last-good-reply).
+    fn learns(&self) -> bool {
+        false
+    }
+
+    /// A finished playout: `before`, the move that led to its first position (the
+    /// last tree move; `None` from the root), then its `moves` in order, the first
+    /// by `first`; and its outcome.
+    fn learn(
+        &self,
+        _before: Option<G::Move>,
+        _first: Player,
+        _moves: &[G::Move],
+        _outcome: Option<Outcome>,
+    ) {
+    }
 }
 
 macro_rules! forward_knowledge {
@@ -149,6 +177,20 @@ macro_rules! forward_knowledge {
 
             fn settled_final(&self, game: &G, seed: u64) -> Option<(Vec<f32>, f32)> {
                 (**self).settled_final(game, seed)
+            }
+
+            fn learns(&self) -> bool {
+                (**self).learns()
+            }
+
+            fn learn(
+                &self,
+                before: Option<G::Move>,
+                first: Player,
+                moves: &[G::Move],
+                outcome: Option<Outcome>,
+            ) {
+                (**self).learn(before, first, moves, outcome)
             }
         }
     )*};
@@ -292,7 +334,7 @@ impl<G: Game> Uct<G> {
 
     /// Plays `game` to its end with rollout moves; returns the outcome.
     pub fn playout(game: &mut G, rng: &mut ChaCha8Rng) -> Option<Outcome> {
-        playout_recording(&Light, game, rng, None)
+        playout_recording(&Light, game, rng, None, None)
     }
 }
 
@@ -303,11 +345,15 @@ fn playout_recording<G: Game, K: Knowledge<G>>(
     game: &mut G,
     rng: &mut ChaCha8Rng,
     mut played: Option<&mut [Vec<bool>; 2]>,
+    mut moves: Option<&mut Vec<G::Move>>,
 ) -> Option<Outcome> {
     let mut random = |n: usize| rng.random_range(0..n);
     while let Some(mv) = knowledge.playout_move(game, &mut random) {
         if let Some(p) = played.as_deref_mut() {
             p[game.to_move().index()][game.action_of(mv)] = true;
+        }
+        if let Some(m) = moves.as_deref_mut() {
+            m.push(mv);
         }
         game.play(mv);
     }
@@ -315,17 +361,32 @@ fn playout_recording<G: Game, K: Knowledge<G>>(
 }
 
 /// Plays a simulation's `game` out from the leaf with `knowledge`'s policy, adding the
-/// playout's moves to `played` when RAVE is on; the outcome and, with `track_score`,
-/// the final score for the first player.
+/// playout's moves to `played` when RAVE is on and showing them to a knowledge that
+/// learns (`before`: the last tree move; `moves`: a buffer); the outcome and, with
+/// `track_score` or a score weight, the final score for the first player.
 fn simulate<G: Game, K: Knowledge<G>>(
     config: &UctConfig,
     knowledge: &K,
     game: &mut G,
     rng: &mut ChaCha8Rng,
     played: &mut [Vec<bool>; 2],
+    before: Option<G::Move>,
+    moves: &mut Vec<G::Move>,
 ) -> (Option<Outcome>, Option<f64>) {
-    let outcome = playout_recording(knowledge, game, rng, (config.rave > 0.0).then_some(played));
-    let score = if config.track_score {
+    let learns = knowledge.learns();
+    moves.clear();
+    let first = game.to_move();
+    let outcome = playout_recording(
+        knowledge,
+        game,
+        rng,
+        (config.rave > 0.0).then_some(played),
+        learns.then_some(&mut *moves),
+    );
+    if learns {
+        knowledge.learn(before, first, moves, outcome);
+    }
+    let score = if config.track_score || config.score_weight > 0.0 {
         knowledge.final_score(game).map(f64::from)
     } else {
         None
@@ -357,7 +418,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
 
     /// Plays `game` to its end with this searcher's playout policy.
     pub fn playout_with_knowledge(&mut self, game: &mut G) -> Option<Outcome> {
-        playout_recording(&self.knowledge, game, &mut self.rng, None)
+        playout_recording(&self.knowledge, game, &mut self.rng, None, None)
     }
 
     /// The configuration.
@@ -370,6 +431,21 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             Some(Outcome::Win(p)) if p == player => 1.0,
             Some(Outcome::Win(_)) => 0.0,
             _ => 0.5,
+        }
+    }
+
+    /// A playout's result for `player` (0 to 1): its winner, blended with its final
+    /// `score` (for the first player) when the configuration weighs the margin.
+    fn reward(&self, outcome: Option<Outcome>, score: Option<f64>, player: Player) -> f64 {
+        let win = Self::result_for(outcome, player);
+        let w = self.config.score_weight;
+        match score {
+            Some(s) if w > 0.0 => {
+                let s = if player == Player::First { s } else { -s };
+                let m = (s / self.config.score_points.max(1e-9)).clamp(-1.0, 1.0);
+                (1.0 - w) * win + w * 0.5 * (1.0 + m)
+            }
+            _ => win,
         }
     }
 
@@ -390,6 +466,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         let start = self.started;
         let mut path = Vec::with_capacity(64);
         let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+        let mut moves = Vec::new();
         while sims < self.config.simulations {
             if sims.is_multiple_of(16) {
                 if self.config.time_limit.is_some_and(|t| start.elapsed() >= t) {
@@ -404,12 +481,15 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
             }
             let mut game = root.clone();
             self.descend(root, &mut game, &mut path, &mut played, false);
+            let before = path.last().and_then(|&i| self.nodes[i].mv);
             let (outcome, score) = simulate(
                 &self.config,
                 &self.knowledge,
                 &mut game,
                 &mut self.rng,
                 &mut played,
+                before,
+                &mut moves,
             );
             self.back_up(root, &path, outcome, score, &played, false);
             sims += 1;
@@ -606,12 +686,16 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
         played: &[Vec<bool>; 2],
         virtual_loss: bool,
     ) {
+        let rewards = [
+            self.reward(outcome, score, Player::First),
+            self.reward(outcome, score, Player::Second),
+        ];
         for &i in path {
             let n = &mut self.nodes[i];
             if !virtual_loss {
                 n.visits += 1;
             }
-            n.wins += Self::result_for(outcome, n.mover);
+            n.wins += rewards[n.mover.index()];
             if let Some(s) = score {
                 let s = if n.mover == Player::First { s } else { -s };
                 n.score_sum += s;
@@ -630,7 +714,7 @@ impl<G: Game, K: Knowledge<G>> Uct<G, K> {
                     if let Some(mv) = ch.mv {
                         if played[ch.mover.index()][root.action_of(mv)] {
                             ch.amaf_visits += 1;
-                            ch.amaf_wins += Self::result_for(outcome, ch.mover);
+                            ch.amaf_wins += rewards[ch.mover.index()];
                         }
                     }
                 }
@@ -800,7 +884,7 @@ pub fn mean_playout_value<G: Game, K: Knowledge<G>>(
     let mut total = 0.0;
     for _ in 0..playouts.max(1) {
         let mut g = pos.clone();
-        let outcome = playout_recording(knowledge, &mut g, rng, None);
+        let outcome = playout_recording(knowledge, &mut g, rng, None, None);
         total += outcome.map_or(0.0, |o| o.value_for(me));
     }
     total / playouts.max(1) as f32
@@ -819,7 +903,7 @@ pub fn playout_ownership<G: Game, K: Knowledge<G>>(
     let mut sum: Option<Vec<f32>> = None;
     for _ in 0..playouts.max(1) {
         let mut g = pos.clone();
-        playout_recording(knowledge, &mut g, &mut rng, None);
+        playout_recording(knowledge, &mut g, &mut rng, None, None);
         let owners = knowledge.final_owners(&g)?;
         match &mut sum {
             Some(s) => s.iter_mut().zip(&owners).for_each(|(s, o)| *s += o),
@@ -865,13 +949,25 @@ impl<G: Game, K: Knowledge<G> + Clone + Send> Uct<G, K> {
                     let mut rng = ChaCha8Rng::seed_from_u64(config.seed.wrapping_add(1 + t as u64));
                     let mut path = Vec::with_capacity(64);
                     let mut played: [Vec<bool>; 2] = [Vec::new(), Vec::new()];
+                    let mut moves = Vec::new();
                     while begun.fetch_add(1, Ordering::Relaxed) < config.simulations
                         && config.time_limit.is_none_or(|l| started.elapsed() < l)
                     {
                         let mut game = root.clone();
-                        lock().descend(root, &mut game, &mut path, &mut played, true);
-                        let (outcome, score) =
-                            simulate(&config, &knowledge, &mut game, &mut rng, &mut played);
+                        let before = {
+                            let mut tree = lock();
+                            tree.descend(root, &mut game, &mut path, &mut played, true);
+                            path.last().and_then(|&i| tree.nodes[i].mv)
+                        };
+                        let (outcome, score) = simulate(
+                            &config,
+                            &knowledge,
+                            &mut game,
+                            &mut rng,
+                            &mut played,
+                            before,
+                            &mut moves,
+                        );
                         lock().back_up(root, &path, outcome, score, &played, true);
                     }
                 });
@@ -889,6 +985,24 @@ mod tests {
     use super::*;
     use crate::negamax::Negamax;
     use tabula_core::{ConnectFour, Go, GoRules, TicTacToe};
+
+    #[test]
+    fn a_score_weight_blends_the_margin_into_the_result() {
+        let win = Some(Outcome::Win(Player::First));
+        let plain: Uct<Go> = Uct::new(UctConfig::default());
+        assert_eq!(plain.reward(win, Some(30.0), Player::First), 1.0);
+        let weighed: Uct<Go> = Uct::new(UctConfig {
+            score_weight: 0.1,
+            score_points: 20.0,
+            ..UctConfig::default()
+        });
+        // a win by 10 of 20 points: 0.9 + 0.1 * 0.75; for the loser 0.1 * 0.25
+        assert!((weighed.reward(win, Some(10.0), Player::First) - 0.975).abs() < 1e-12);
+        assert!((weighed.reward(win, Some(10.0), Player::Second) - 0.025).abs() < 1e-12);
+        // margins beyond the scale are clamped; without a score the winner decides
+        assert!((weighed.reward(win, Some(500.0), Player::First) - 1.0).abs() < 1e-12);
+        assert_eq!(weighed.reward(win, None, Player::Second), 0.0);
+    }
 
     /// After a search and two plies, the tree moves its root down to the position
     /// reached and keeps the subtree (its visits count towards the cap, on one thread or

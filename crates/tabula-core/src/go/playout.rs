@@ -6,7 +6,9 @@
 //! 1. **Atari fights** around the last move: capture its chain if it is in atari;
 //!    save an own chain it put in atari, by capturing a neighbour in atari or by
 //!    extending when that gives two liberties or more (with two, only when the ladder
-//!    that follows does not catch it: see `ladder.rs`).
+//!    that follows does not catch it: see `ladder.rs`). Then the search's **last
+//!    good reply** to the last move, when it gives one (see
+//!    `tabula_search::last_good_reply`), if it is playable and no self-atari of a group.
 //! 2. **Nakade**: an eye space of three to five points next to the last move, enclosed
 //!    by one colour, gets its vital point (the point with the most neighbours inside).
 //! 3. **Atari** on the last move's chain when it has two liberties and the atari is
@@ -22,7 +24,7 @@ use std::sync::Arc;
 
 use super::patterns::PatternWeights;
 use super::{Go, BLACK, EMPTY, WHITE};
-use crate::Game;
+use crate::{Game, GameError};
 
 /// Probabilities and weights of the heavy playout policy.
 #[derive(Clone, Debug)]
@@ -58,6 +60,56 @@ impl Default for HeavyPolicy {
             ladders: true,
             weights: PatternWeights::shipped(),
         }
+    }
+}
+
+impl HeavyPolicy {
+    /// Sets probabilities and weights from `spec`, comma-separated `name=value` pairs:
+    /// `capture`, `nakade`, `atari`, `pattern`, `self-atari` (chances, 0 to 1) and
+    /// `elsewhere` (a weight, 0 to 1000), e.g. `atari=0.5,elsewhere=4`. On an error
+    /// nothing is changed.
+    ///
+    /// ```
+    /// use tabula_core::go::playout::HeavyPolicy;
+    /// let mut p = HeavyPolicy::default();
+    /// p.set_options("atari=0.5,elsewhere=4").unwrap();
+    /// assert_eq!((p.atari, p.elsewhere), (0.5, 4.0));
+    /// assert!(p.set_options("atari=2").is_err());
+    /// ```
+    pub fn set_options(&mut self, spec: &str) -> Result<(), GameError> {
+        let mut next = self.clone();
+        for part in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let bad = |why: &str| GameError::BadSpec(format!("playout option {part:?}: {why}"));
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| bad("expected name=value"))?;
+            let value: f64 = value
+                .trim()
+                .parse()
+                .map_err(|_| bad("the value is not a number"))?;
+            let chance = |v: f64| {
+                (0.0..=1.0)
+                    .contains(&v)
+                    .then_some(v)
+                    .ok_or_else(|| bad("a chance must lie in 0..=1"))
+            };
+            match name.trim() {
+                "capture" => next.capture = chance(value)?,
+                "nakade" => next.nakade = chance(value)?,
+                "atari" => next.atari = chance(value)?,
+                "pattern" => next.pattern = chance(value)?,
+                "self-atari" => next.self_atari = chance(value)?,
+                "elsewhere" if (0.0..=1000.0).contains(&value) => next.elsewhere = value as f32,
+                "elsewhere" => return Err(bad("the weight must lie in 0..=1000")),
+                _ => {
+                    return Err(bad(
+                        "unknown name (capture, nakade, atari, pattern, self-atari, elsewhere)",
+                    ))
+                }
+            }
+        }
+        *self = next;
+        Ok(())
     }
 }
 
@@ -378,6 +430,19 @@ impl Go {
         policy: &HeavyPolicy,
         random: &mut dyn FnMut(usize) -> usize,
     ) -> Option<u16> {
+        self.heavy_rollout_move_with_reply(policy, None, random)
+    }
+
+    /// One move of a heavy playout that tries `reply` (an action: the reply to the
+    /// last move that won the last time it was played, see `last-good reply` in the
+    /// search) right after the atari fights, when it is playable and no self-atari of a
+    /// group.
+    pub fn heavy_rollout_move_with_reply(
+        &self,
+        policy: &HeavyPolicy,
+        reply: Option<u16>,
+        random: &mut dyn FnMut(usize) -> usize,
+    ) -> Option<u16> {
         if self.outcome().is_some() {
             return None;
         }
@@ -388,6 +453,12 @@ impl Go {
             if chances.take(0, policy.capture) {
                 self.atari_fights(last, me, policy.ladders, &mut cands);
                 if let Some(a) = self.pick_playable(&mut cands, me, random) {
+                    return Some(a);
+                }
+            }
+            if let Some(a) = reply.filter(|&a| a < self.pass()) {
+                let p = self.action_point(a);
+                if self.playable(p, me) && !self.is_group_self_atari(p, me) {
                     return Some(a);
                 }
             }
@@ -525,6 +596,71 @@ mod tests {
         );
         let got = moves(&g, &certain());
         assert!(!got.contains("A3") && got.len() > 3, "{got:?}");
+    }
+
+    #[test]
+    fn the_last_good_reply_is_played_after_the_atari_fights_only() {
+        let g = board(
+            &[".....", ".....", "..X..", ".....", "....."],
+            Player::Second,
+            "C3",
+        );
+        let mut state = 3u64;
+        let mut random = |n: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((state >> 33) as usize) % n
+        };
+        let mut play = |g: &Go, reply: &str| {
+            let r = g.parse_move(reply).unwrap();
+            let mv = g.heavy_rollout_move_with_reply(&certain(), Some(r), &mut random);
+            g.format_move(mv.unwrap())
+        };
+        // nothing to fight about: the reply is played every time
+        for _ in 0..20 {
+            assert_eq!(play(&g, "D2"), "D2");
+        }
+        // an occupied point or a pass is no reply: some other move
+        assert_ne!(play(&g, "C3"), "C3");
+        // an atari fight comes first: White's last move C3 is in atari (liberty C2)
+        let fight = board(
+            &[".....", "..X..", ".XOX.", ".....", "....."],
+            Player::First,
+            "C3",
+        );
+        assert_eq!(play(&fight, "E1"), "C2");
+        // a reply that puts a group in atari is not played (Black's A3 or B3 would
+        // leave the four stones one liberty)
+        let atari = board(
+            &["OOOO.", "XXXO.", "..XO.", "OOOO.", "....."],
+            Player::First,
+            "E5",
+        );
+        assert_ne!(play(&atari, "A3"), "A3");
+    }
+
+    #[test]
+    fn playout_options_are_read_and_refused_whole() {
+        let mut p = HeavyPolicy::default();
+        p.set_options(" capture=0.5, self-atari=1 ,elsewhere=0")
+            .unwrap();
+        assert_eq!((p.capture, p.self_atari, p.elsewhere), (0.5, 1.0, 0.0));
+        for bad in [
+            "atari",
+            "atari=x",
+            "atari=-0.1",
+            "atari=NaN",
+            "elsewhere=1e9",
+            "fast=1",
+        ] {
+            let before = format!("{p:?}");
+            assert!(
+                p.set_options(&format!("nakade=0.1,{bad}")).is_err(),
+                "{bad}"
+            );
+            assert_eq!(format!("{p:?}"), before, "{bad} changed the policy");
+        }
+        p.set_options("").unwrap();
+        assert_eq!(p.capture, 0.5);
     }
 
     #[test]
