@@ -46,6 +46,11 @@ pub struct MatchArgs {
     /// Folder for the SGF files and summary.json.
     #[arg(long, default_value = "runs/match")]
     out: PathBuf,
+    /// Engines that know the GTP command `set_random_seed` (GnuGo does) are given the
+    /// seed `--seed` + the game's number before each game, so that a deterministic
+    /// opponent does not play the same few games over and over.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Skip the clean-up phase after both engines pass.
     #[arg(long)]
     no_cleanup: bool,
@@ -71,6 +76,8 @@ struct Engine {
     think: Duration,
     moves: u32,
     cleanup: bool,
+    /// It knows `set_random_seed`.
+    seeds: bool,
 }
 
 impl Engine {
@@ -120,6 +127,7 @@ impl Engine {
             think: Duration::ZERO,
             moves: 0,
             cleanup: false,
+            seeds: false,
         };
         let name = match e.send("name") {
             Ok(reply) => reply.map_err(|m| anyhow!("{command}: name failed: {m}"))?,
@@ -133,6 +141,9 @@ impl Engine {
         e.name = format!("{name} {version}").trim().to_string();
         e.cleanup = e
             .send("known_command kgs-genmove_cleanup")?
+            .is_ok_and(|r| r == "true");
+        e.seeds = e
+            .send("known_command set_random_seed")?
             .is_ok_and(|r| r == "true");
         Ok(e)
     }
@@ -256,6 +267,7 @@ fn play_game(
     size: usize,
     komi: f32,
     cleanup: bool,
+    seed: u64,
     record: &mut Vec<SgfMove>,
 ) -> Result<GameResult> {
     let mut referee = Go::new(
@@ -269,6 +281,9 @@ fn play_game(
         e.must(&format!("boardsize {size}"))?;
         e.must("clear_board")?;
         e.must(&format!("komi {komi}"))?;
+        if e.seeds {
+            e.must(&format!("set_random_seed {seed}"))?;
+        }
     }
     let mut cleaning = false;
     let limit = 2 * size * size + 40;
@@ -379,6 +394,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 args.size,
                 args.komi,
                 !args.no_cleanup,
+                args.seed.wrapping_add(game as u64),
                 &mut record,
             )
         } else {
@@ -388,6 +404,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
                 args.size,
                 args.komi,
                 !args.no_cleanup,
+                args.seed.wrapping_add(game as u64),
                 &mut record,
             )
         };

@@ -103,3 +103,46 @@ fn tabula_sgf_check(sgf: &str) -> usize {
     assert!(sgf.starts_with("(;FF[4]GM[1]"), "{sgf}");
     sgf.matches(";B[").count() + sgf.matches(";W[").count()
 }
+
+/// A deterministic opponent that knows `set_random_seed` (GnuGo) gets `--seed` plus
+/// the game's number before every game, so that a match is not the same game again.
+#[test]
+fn the_opponent_gets_a_new_seed_every_game() {
+    if !gnugo_present() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tabula-match-seeds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let log = dir.join("gnugo-input.txt");
+    // the match runs the opponent through `sh -c`: tee shows what GnuGo was sent
+    let opponent = format!(
+        "tee {} | {GNUGO} --mode gtp --level 1 --chinese-rules",
+        log.display()
+    );
+    let engine = format!(
+        "{} gtp --player random --size 5",
+        env!("CARGO_BIN_EXE_tabula")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tabula"))
+        .args(["match", "--engine", &engine, "--opponent", &opponent])
+        .args(["--games", "2", "--size", "5", "--seed", "41", "--out"])
+        .arg(dir.join("match"))
+        .output()
+        .expect("tabula match runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = std::fs::read_to_string(&log).expect("GnuGo's input logged");
+    let seeds: Vec<&str> = sent
+        .lines()
+        .filter(|l| l.starts_with("set_random_seed"))
+        .collect();
+    assert_eq!(
+        seeds,
+        ["set_random_seed 41", "set_random_seed 42"],
+        "{sent}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,7 +15,9 @@
 //!    not itself a self-atari.
 //! 4. **3x3 patterns** of the empty points around the last move, drawn in proportion
 //!    to their learned weights (`PatternWeights`), against a weight for "elsewhere".
-//! 5. A **random** move that neither fills an own eye nor (with some probability)
+//! 5. (Off by default.) A **global capture**: the liberty of any opponent chain in
+//!    atari on the board.
+//! 6. A **random** move that neither fills an own eye nor (with some probability)
 //!    puts two or more own stones in atari.
 //!
 //! Ko is played under the simple-ko rule (superko is not checked in playouts).
@@ -41,6 +43,9 @@ pub struct HeavyPolicy {
     pub elsewhere: f32,
     /// Chance of rejecting a random move that puts two or more own stones in atari.
     pub self_atari: f64,
+    /// Chance of capturing an opponent chain in atari anywhere on the board, when
+    /// nothing around the last move was played (Fuego's and Pachi's global capture).
+    pub global_capture: f64,
     /// Whether an escape from atari is read out as a ladder first (and not played
     /// when the ladder catches it).
     pub ladders: bool,
@@ -57,6 +62,7 @@ impl Default for HeavyPolicy {
             pattern: 0.9,
             elsewhere: 2.0,
             self_atari: 0.95,
+            global_capture: 0.0,
             ladders: true,
             weights: PatternWeights::shipped(),
         }
@@ -65,7 +71,8 @@ impl Default for HeavyPolicy {
 
 impl HeavyPolicy {
     /// Sets probabilities and weights from `spec`, comma-separated `name=value` pairs:
-    /// `capture`, `nakade`, `atari`, `pattern`, `self-atari` (chances, 0 to 1) and
+    /// `capture`, `nakade`, `atari`, `pattern`, `self-atari`, `global-capture`
+    /// (chances, 0 to 1) and
     /// `elsewhere` (a weight, 0 to 1000), e.g. `atari=0.5,elsewhere=4`. On an error
     /// nothing is changed.
     ///
@@ -99,11 +106,13 @@ impl HeavyPolicy {
                 "atari" => next.atari = chance(value)?,
                 "pattern" => next.pattern = chance(value)?,
                 "self-atari" => next.self_atari = chance(value)?,
+                "global-capture" => next.global_capture = chance(value)?,
                 "elsewhere" if (0.0..=1000.0).contains(&value) => next.elsewhere = value as f32,
                 "elsewhere" => return Err(bad("the weight must lie in 0..=1000")),
                 _ => {
                     return Err(bad(
-                        "unknown name (capture, nakade, atari, pattern, self-atari, elsewhere)",
+                        "unknown name (capture, nakade, atari, pattern, self-atari, \
+                         global-capture, elsewhere)",
                     ))
                 }
             }
@@ -255,6 +264,22 @@ impl Go {
                 0 | 1 => {}
                 2 if ladders && self.is_caught(q) => {}
                 _ => out.push(l),
+            }
+        }
+    }
+
+    /// Every empty point that captures an opponent chain (each chain in atari once:
+    /// its liberty).
+    fn global_captures(&self, me: u8, out: &mut Vec<usize>) {
+        let opp = BLACK + WHITE - me;
+        for &e in &self.empties {
+            let p = e as usize;
+            if self
+                .neighbours(p)
+                .iter()
+                .any(|&q| self.color[q] == opp && self.liberties(q) == 1)
+            {
+                out.push(p);
             }
         }
     }
@@ -501,6 +526,13 @@ impl Go {
                         }
                     }
                 }
+            }
+        }
+        if policy.global_capture > 0.0 && chance(random, policy.global_capture) {
+            let mut cands = Vec::new();
+            self.global_captures(me, &mut cands);
+            if let Some(a) = self.pick_playable(&mut cands, me, random) {
+                return Some(a);
             }
         }
         // a random move, rejecting big self-ataris
