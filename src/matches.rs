@@ -47,8 +47,8 @@ pub struct MatchArgs {
     #[arg(long, default_value = "runs/match")]
     out: PathBuf,
     /// Engines that know the GTP command `set_random_seed` (GnuGo does) are given the
-    /// seed `--seed` + the game's number before each game, so that a deterministic
-    /// opponent does not play the same few games over and over.
+    /// seed `--seed` + the game's number before each game: each game draws on a seed
+    /// of its own, whatever the games before it did.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Skip the clean-up phase after both engines pass.

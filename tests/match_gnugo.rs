@@ -104,8 +104,8 @@ fn tabula_sgf_check(sgf: &str) -> usize {
     sgf.matches(";B[").count() + sgf.matches(";W[").count()
 }
 
-/// A deterministic opponent that knows `set_random_seed` (GnuGo) gets `--seed` plus
-/// the game's number before every game, so that a match is not the same game again.
+/// An opponent that knows `set_random_seed` (GnuGo) gets `--seed` plus the game's
+/// number before every game.
 #[test]
 fn the_opponent_gets_a_new_seed_every_game() {
     if !gnugo_present() {
