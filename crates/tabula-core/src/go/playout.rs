@@ -582,14 +582,18 @@ mod tests {
         }
     }
 
-    fn moves(g: &Go, policy: &HeavyPolicy) -> std::collections::HashSet<String> {
-        let mut state = 7u64;
-        let mut random = |n: usize| {
+    /// A small deterministic generator of `random(n)` draws.
+    fn lcg(mut state: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
             state = state
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((state >> 33) as usize) % n
-        };
+        }
+    }
+
+    fn moves(g: &Go, policy: &HeavyPolicy) -> std::collections::HashSet<String> {
+        let mut random = lcg(7);
         (0..200)
             .map(|_| g.format_move(g.heavy_rollout_move(policy, &mut random).unwrap()))
             .collect()
@@ -637,11 +641,7 @@ mod tests {
             Player::Second,
             "C3",
         );
-        let mut state = 3u64;
-        let mut random = |n: usize| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-            ((state >> 33) as usize) % n
-        };
+        let mut random = lcg(3);
         let mut play = |g: &Go, reply: &str| {
             let r = g.parse_move(reply).unwrap();
             let mv = g.heavy_rollout_move_with_reply(&certain(), Some(r), &mut random);
@@ -668,6 +668,26 @@ mod tests {
             "E5",
         );
         assert_ne!(play(&atari, "A3"), "A3");
+    }
+
+    #[test]
+    fn a_global_capture_takes_a_chain_in_atari_far_from_the_last_move() {
+        // White's A5 is in atari (liberty A4), far from the last move (E1)
+        let g = board(
+            &["OX...", ".....", ".....", ".....", "....X"],
+            Player::First,
+            "E1",
+        );
+        let only = |global_capture| HeavyPolicy {
+            capture: 0.0,
+            nakade: 0.0,
+            atari: 0.0,
+            pattern: 0.0,
+            global_capture,
+            ..certain()
+        };
+        assert_eq!(moves(&g, &only(1.0)), ["A4".to_string()].into());
+        assert!(moves(&g, &only(0.0)).len() > 3);
     }
 
     #[test]
