@@ -14,9 +14,9 @@
 //! (Fuego's and Pachi's line priors).
 
 use std::sync::Arc;
+
 use tabula_core::go::patterns::PatternWeights;
 use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
-
 use tabula_core::go::MAX_SIZE;
 use tabula_core::{Game, Go, Outcome, Player};
 
@@ -183,7 +183,8 @@ impl Knowledge<Go> for GoKnowledge {
                     let last = game.last_action()?;
                     table.reply(game.to_move(), usize::from(last))
                 });
-                // a reply from a table of another board size is no action here
+                // the table spans the largest board; the playout ignores a reply that
+                // is no point of this one
                 let reply = reply.and_then(|a| u16::try_from(a).ok());
                 game.heavy_rollout_move_with_reply(policy, reply, random)
             }
