@@ -198,8 +198,8 @@ impl Knowledge<Go> for GoKnowledge {
 
     fn learn(&self, before: Option<u16>, first: Player, moves: &[u16], outcome: Option<Outcome>) {
         if let Some(table) = &self.replies {
-            let actions: Vec<usize> = moves.iter().map(|&m| usize::from(m)).collect();
-            table.learn(before.map(usize::from), first, &actions, outcome);
+            let actions = moves.iter().map(|&m| usize::from(m));
+            table.learn(before.map(usize::from), first, actions, outcome);
         }
     }
 

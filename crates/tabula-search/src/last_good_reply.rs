@@ -54,7 +54,7 @@ impl LastGoodReply {
         &self,
         before: Option<usize>,
         first: Player,
-        actions: &[usize],
+        actions: impl IntoIterator<Item = usize>,
         outcome: Option<Outcome>,
     ) {
         let Some(Outcome::Win(winner)) = outcome else {
@@ -62,7 +62,7 @@ impl LastGoodReply {
         };
         let mut previous = before;
         let mut mover = first;
-        for &a in actions {
+        for a in actions {
             if let Some(slot) = previous.and_then(|p| self.slot(mover, p)) {
                 let code = a as u32 + 1;
                 if mover == winner {
@@ -96,7 +96,7 @@ mod tests {
         t.learn(
             Some(0),
             Player::First,
-            &[1, 2, 3],
+            [1, 2, 3],
             Some(Outcome::Win(Player::First)),
         );
         assert_eq!(t.reply(Player::First, 0), Some(1));
@@ -111,7 +111,7 @@ mod tests {
         t.learn(
             Some(0),
             Player::First,
-            &[1, 2, 3],
+            [1, 2, 3],
             Some(Outcome::Win(Player::Second)),
         );
         assert_eq!(t.reply(Player::Second, 1), Some(2));
@@ -125,7 +125,7 @@ mod tests {
         t.learn(
             None,
             Player::Second,
-            &[4, 5],
+            [4, 5],
             Some(Outcome::Win(Player::First)),
         );
         assert_eq!(t.reply(Player::First, 4), Some(5));
@@ -133,7 +133,7 @@ mod tests {
         t.learn(
             None,
             Player::Second,
-            &[4, 6],
+            [4, 6],
             Some(Outcome::Win(Player::Second)),
         );
         assert_eq!(t.reply(Player::First, 4), Some(5));
@@ -142,12 +142,12 @@ mod tests {
     #[test]
     fn draws_and_out_of_range_actions_teach_nothing() {
         let t = LastGoodReply::new(3);
-        t.learn(Some(0), Player::First, &[1, 2], Some(Outcome::Draw));
-        t.learn(Some(0), Player::First, &[1, 2], None);
+        t.learn(Some(0), Player::First, [1, 2], Some(Outcome::Draw));
+        t.learn(Some(0), Player::First, [1, 2], None);
         t.learn(
             Some(7),
             Player::First,
-            &[1],
+            [1],
             Some(Outcome::Win(Player::First)),
         );
         assert!((0..3).all(|a| t.reply(Player::First, a).is_none()));
@@ -156,7 +156,7 @@ mod tests {
         t.learn(
             Some(0),
             Player::First,
-            &[1],
+            [1],
             Some(Outcome::Win(Player::First)),
         );
         t.clear();
