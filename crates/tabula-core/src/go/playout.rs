@@ -6,7 +6,9 @@
 //! 1. **Atari fights** around the last move: capture its chain if it is in atari;
 //!    save an own chain it put in atari, by capturing a neighbour in atari or by
 //!    extending when that gives two liberties or more (with two, only when the ladder
-//!    that follows does not catch it: see `ladder.rs`). Then the search's **last
+//!    that follows does not catch it: see `ladder.rs`). (Off by default.) **Two
+//!    liberties**: an own chain the last move left with two liberties captures a
+//!    neighbour in atari or extends to three. Then the search's **last
 //!    good reply** to the last move, when it gives one (see
 //!    `tabula_search::last_good_reply`), if it is playable and no self-atari of a group.
 //! 2. **Nakade**: an eye space of three to five points next to the last move, enclosed
@@ -18,7 +20,7 @@
 //! 5. (Off by default.) A **global capture**: the liberty of any opponent chain in
 //!    atari on the board.
 //! 6. A **random** move that neither fills an own eye nor (with some probability)
-//!    puts two or more own stones in atari.
+//!    puts two or more own stones in atari (nor, off by default, a lone stone).
 //!
 //! Ko is played under the simple-ko rule (superko is not checked in playouts).
 
@@ -46,6 +48,12 @@ pub struct HeavyPolicy {
     /// Chance of capturing an opponent chain in atari anywhere on the board, when
     /// nothing around the last move was played (Fuego's and Pachi's global capture).
     pub global_capture: f64,
+    /// Chance of defending an own chain next to the last move that it left with two
+    /// liberties: by capturing a neighbour in atari, or by extending to three or more.
+    pub two_liberty: f64,
+    /// Chance of rejecting a pattern or random move that puts a lone stone in atari
+    /// (the group rule, `self_atari`, covers two stones or more).
+    pub lone_self_atari: f64,
     /// Whether an escape from atari is read out as a ladder first (and not played
     /// when the ladder catches it).
     pub ladders: bool,
@@ -63,6 +71,8 @@ impl Default for HeavyPolicy {
             elsewhere: 2.0,
             self_atari: 0.95,
             global_capture: 0.0,
+            two_liberty: 0.0,
+            lone_self_atari: 0.0,
             ladders: true,
             weights: PatternWeights::shipped(),
         }
@@ -71,8 +81,8 @@ impl Default for HeavyPolicy {
 
 impl HeavyPolicy {
     /// Sets probabilities and weights from `spec`, comma-separated `name=value` pairs:
-    /// `capture`, `nakade`, `atari`, `pattern`, `self-atari`, `global-capture`
-    /// (chances, 0 to 1) and
+    /// `capture`, `nakade`, `atari`, `pattern`, `self-atari`, `global-capture`,
+    /// `two-liberty`, `lone-self-atari` (chances, 0 to 1) and
     /// `elsewhere` (a weight, 0 to 1000), e.g. `atari=0.5,elsewhere=4`. On an error
     /// nothing is changed.
     ///
@@ -107,12 +117,14 @@ impl HeavyPolicy {
                 "pattern" => next.pattern = chance(value)?,
                 "self-atari" => next.self_atari = chance(value)?,
                 "global-capture" => next.global_capture = chance(value)?,
+                "two-liberty" => next.two_liberty = chance(value)?,
+                "lone-self-atari" => next.lone_self_atari = chance(value)?,
                 "elsewhere" if (0.0..=1000.0).contains(&value) => next.elsewhere = value as f32,
                 "elsewhere" => return Err(bad("the weight must lie in 0..=1000")),
                 _ => {
                     return Err(bad(
                         "unknown name (capture, nakade, atari, pattern, self-atari, \
-                         global-capture, elsewhere)",
+                         global-capture, two-liberty, lone-self-atari, elsewhere)",
                     ))
                 }
             }
@@ -224,6 +236,36 @@ impl Go {
             .iter()
             .any(|&q| self.color[q] == opp && self.liberties(q) == 1);
         joins && !captures && self.liberties_after(p, me) == 1
+    }
+
+    /// Whether a stone of `me` at `p`, touching no own stone, is left in atari without
+    /// capturing anything.
+    fn is_lone_self_atari(&self, p: usize, me: u8) -> bool {
+        let opp = BLACK + WHITE - me;
+        let mut empty = 0;
+        for q in self.neighbours(p) {
+            match self.color[q] {
+                EMPTY => empty += 1,
+                c if c == me => return false,
+                c if c == opp && self.liberties(q) == 1 => return false,
+                _ => {}
+            }
+        }
+        empty == 1
+    }
+
+    /// Whether a playout rejects `p` as a lone stone's self-atari (with probability
+    /// `policy.lone_self_atari`).
+    fn rejects_lone_self_atari(
+        &self,
+        p: usize,
+        me: u8,
+        policy: &HeavyPolicy,
+        random: &mut dyn FnMut(usize) -> usize,
+    ) -> bool {
+        policy.lone_self_atari > 0.0
+            && self.is_lone_self_atari(p, me)
+            && chance(random, policy.lone_self_atari)
     }
 
     /// Whether a playout may play at `p`: empty, not the ko point, not suicide, not
@@ -348,6 +390,39 @@ impl Go {
         if self.chain_liberties(last, 3, &mut libs) == 2 {
             for &l in &libs[..2] {
                 if self.liberties_after(l, me) >= 2 {
+                    out.push(l);
+                }
+            }
+        }
+    }
+
+    /// Defences of own chains next to `last` that it left with exactly two liberties:
+    /// capture a neighbouring opponent chain in atari, or extend to a liberty that
+    /// gives three or more.
+    fn two_liberty_defences(&self, last: usize, me: u8, out: &mut Vec<usize>) {
+        let opp = BLACK + WHITE - me;
+        for q in self.neighbours(last) {
+            if self.color[q] != me {
+                continue;
+            }
+            let mut libs = [0usize; 4];
+            if self.chain_liberties(q, 3, &mut libs) != 2 {
+                continue;
+            }
+            let mut s = q;
+            loop {
+                for r in self.neighbours(s) {
+                    if self.color[r] == opp && self.liberties(r) == 1 {
+                        out.push(self.single_liberty(r));
+                    }
+                }
+                s = self.next[s] as usize;
+                if s == q {
+                    break;
+                }
+            }
+            for &l in &libs[..2] {
+                if self.liberties_after(l, me) >= 3 {
                     out.push(l);
                 }
             }
@@ -481,6 +556,12 @@ impl Go {
                     return Some(a);
                 }
             }
+            if policy.two_liberty > 0.0 && chance(random, policy.two_liberty) {
+                self.two_liberty_defences(last, me, &mut cands);
+                if let Some(a) = self.pick_playable(&mut cands, me, random) {
+                    return Some(a);
+                }
+            }
             if let Some(a) = reply.filter(|&a| a < self.pass()) {
                 let p = self.action_point(a);
                 if self.playable(p, me) && !self.is_group_self_atari(p, me) {
@@ -517,10 +598,13 @@ impl Go {
                     for (k, &g) in gammas.iter().enumerate() {
                         acc += g;
                         if g > 0.0 && r < acc {
-                            // checked only for the point drawn: a group self-atari
+                            // checked only for the point drawn: a self-atari
                             // falls through to a random move
-                            if !self.is_group_self_atari(around[k], me) {
-                                return Some(self.point_action(around[k]));
+                            let q = around[k];
+                            if !self.is_group_self_atari(q, me)
+                                && !self.rejects_lone_self_atari(q, me, policy, random)
+                            {
+                                return Some(self.point_action(q));
                             }
                             break;
                         }
@@ -546,7 +630,9 @@ impl Go {
             if !self.playable(p, me) {
                 continue;
             }
-            if self.is_group_self_atari(p, me) && chance(random, policy.self_atari) {
+            if (self.is_group_self_atari(p, me) && chance(random, policy.self_atari))
+                || self.rejects_lone_self_atari(p, me, policy, random)
+            {
                 continue;
             }
             return Some(self.point_action(p));
@@ -693,9 +779,11 @@ mod tests {
     #[test]
     fn playout_options_are_read_and_refused_whole() {
         let mut p = HeavyPolicy::default();
-        p.set_options(" capture=0.5, self-atari=1 ,elsewhere=0")
+        p.set_options(" capture=0.5, self-atari=1 ,elsewhere=0,two-liberty=0.25")
             .unwrap();
+        p.set_options("lone-self-atari=0.75").unwrap();
         assert_eq!((p.capture, p.self_atari, p.elsewhere), (0.5, 1.0, 0.0));
+        assert_eq!((p.two_liberty, p.lone_self_atari), (0.25, 0.75));
         for bad in [
             "atari",
             "atari=x",
@@ -759,6 +847,47 @@ mod tests {
         rows[2] = "OXOX.....";
         let g = board(&rows, Player::Second, "D7");
         assert_eq!(moves(&g, &certain()), ["C6".to_string()].into());
+    }
+
+    /// Only the given steps: every other chance 0.
+    fn only(two_liberty: f64, lone_self_atari: f64) -> HeavyPolicy {
+        HeavyPolicy {
+            capture: 0.0,
+            nakade: 0.0,
+            atari: 0.0,
+            pattern: 0.0,
+            two_liberty,
+            lone_self_atari,
+            ..certain()
+        }
+    }
+
+    #[test]
+    fn a_chain_left_with_two_liberties_extends_to_three() {
+        // White's D4 left Black's C4-C3 two liberties, C5 and D3; either extension
+        // gives three
+        let mut rows = [".....", ".OXO.", ".OX..", "..O..", "....."];
+        let g = board(&rows, Player::First, "D4");
+        let pair: std::collections::HashSet<String> = ["C5".into(), "D3".into()].into();
+        assert_eq!(moves(&g, &only(1.0, 0.0)), pair);
+        assert!(moves(&g, &only(0.0, 0.0)).len() > 3);
+        // with White on B5 and D5, C5 leaves the chain one liberty: only D3 defends
+        rows[0] = ".O.O.";
+        let g = board(&rows, Player::First, "D4");
+        assert_eq!(moves(&g, &only(1.0, 0.0)), ["D3".to_string()].into());
+    }
+
+    #[test]
+    fn a_lone_stone_in_atari_is_rejected_when_asked() {
+        // a Black stone at B5 would have one liberty (A5) and capture nothing
+        let g = board(
+            &["..O..", ".O...", ".....", ".....", "....."],
+            Player::First,
+            "B4",
+        );
+        assert!(moves(&g, &only(0.0, 0.0)).contains("B5"));
+        let got = moves(&g, &only(0.0, 1.0));
+        assert!(!got.contains("B5") && got.len() > 3, "{got:?}");
     }
 
     #[test]
