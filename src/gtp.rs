@@ -92,9 +92,9 @@ pub struct GtpArgs {
     playouts: String,
     /// Heavy playouts' chances and weights, comma-separated `name=value` (defaults:
     /// capture=0.9,nakade=0.9,atari=0.2,pattern=0.9,self-atari=0.95,global-capture=0,
-    /// elsewhere=2): the chance of each step of a playout move, of rejecting a big
-    /// self-atari, and the weight of a move away from the last one against the local
-    /// 3x3 patterns'.
+    /// two-liberty=0,lone-self-atari=0,elsewhere=2): the chance of each step of a
+    /// playout move, of rejecting a big (or a lone stone's) self-atari, and the weight
+    /// of a move away from the last one against the local 3x3 patterns'.
     #[arg(long, default_value = "")]
     playout_policy: String,
     /// Last good reply with forgetting (UCT player, heavy playouts): playouts try the
