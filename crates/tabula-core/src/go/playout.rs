@@ -286,19 +286,7 @@ impl Go {
             if self.color[q] != me || self.liberties(q) != 1 {
                 continue;
             }
-            // capture a neighbour of the chain in atari
-            let mut s = q;
-            loop {
-                for r in self.neighbours(s) {
-                    if self.color[r] == opp && self.liberties(r) == 1 {
-                        out.push(self.single_liberty(r));
-                    }
-                }
-                s = self.next[s] as usize;
-                if s == q {
-                    break;
-                }
-            }
+            self.captures_around_chain(q, opp, out);
             // or run, if running gives two liberties and (with `ladders`) does not
             // run into a ladder the attacker wins
             let l = self.single_liberty(q);
@@ -306,6 +294,23 @@ impl Go {
                 0 | 1 => {}
                 2 if ladders && self.is_caught(q) => {}
                 _ => out.push(l),
+            }
+        }
+    }
+
+    /// The liberties of `opp`'s chains in atari next to the chain at `q`: the points
+    /// that capture a neighbour of it.
+    fn captures_around_chain(&self, q: usize, opp: u8, out: &mut Vec<usize>) {
+        let mut s = q;
+        loop {
+            for r in self.neighbours(s) {
+                if self.color[r] == opp && self.liberties(r) == 1 {
+                    out.push(self.single_liberty(r));
+                }
+            }
+            s = self.next[s] as usize;
+            if s == q {
+                break;
             }
         }
     }
@@ -409,18 +414,7 @@ impl Go {
             if self.chain_liberties(q, 3, &mut libs) != 2 {
                 continue;
             }
-            let mut s = q;
-            loop {
-                for r in self.neighbours(s) {
-                    if self.color[r] == opp && self.liberties(r) == 1 {
-                        out.push(self.single_liberty(r));
-                    }
-                }
-                s = self.next[s] as usize;
-                if s == q {
-                    break;
-                }
-            }
+            self.captures_around_chain(q, opp, out);
             for &l in &libs[..2] {
                 if self.liberties_after(l, me) >= 3 {
                     out.push(l);
