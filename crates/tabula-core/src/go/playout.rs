@@ -759,12 +759,8 @@ mod tests {
             "E1",
         );
         let only = |global_capture| HeavyPolicy {
-            capture: 0.0,
-            nakade: 0.0,
-            atari: 0.0,
-            pattern: 0.0,
             global_capture,
-            ..certain()
+            ..only(0.0, 0.0)
         };
         assert_eq!(moves(&g, &only(1.0)), ["A4".to_string()].into());
         assert!(moves(&g, &only(0.0)).len() > 3);
@@ -843,7 +839,8 @@ mod tests {
         assert_eq!(moves(&g, &certain()), ["C6".to_string()].into());
     }
 
-    /// Only the given steps: every other chance 0.
+    /// Only the given steps (and the random move's group self-atari rule): the
+    /// steps around the last move off.
     fn only(two_liberty: f64, lone_self_atari: f64) -> HeavyPolicy {
         HeavyPolicy {
             capture: 0.0,
