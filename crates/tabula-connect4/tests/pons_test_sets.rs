@@ -108,3 +108,46 @@ fn classification_of_early_positions_is_consistent_with_the_set() {
         }
     }
 }
+
+/// The solver's labels shipped in `data/connect4-labels/` (what `tabula accuracy
+/// --labels` reads) hold every position of their set in order, each with an optimal
+/// column among the result-keeping playable ones; on the quick end-game set they are
+/// what the solver says afresh.
+#[test]
+fn shipped_labels_match_the_sets_and_the_solver() {
+    let labels = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/connect4-labels");
+    let mut solver = Solver::new(Geometry::STANDARD, 16);
+    for set in tabula_connect4::test_set::ALL_SETS {
+        let path = labels.join(format!("tabula-eval-connect4-{set}-0.json"));
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        let cached: Vec<serde_json::Value> = serde_json::from_str(&text).expect("a JSON list");
+        let lines = std::fs::read_to_string(data_dir().join(set)).expect("set");
+        assert_eq!(cached.len(), 1000, "{set}");
+        for (i, (entry, line)) in cached.iter().zip(lines.lines()).enumerate() {
+            let moves = line.split_whitespace().next().expect("moves");
+            assert_eq!(entry["moves"], moves, "{set}: position {}", i + 1);
+            let columns = |key: &str| -> Vec<usize> {
+                entry[key]
+                    .as_array()
+                    .expect("a list")
+                    .iter()
+                    .map(|c| c.as_u64().expect("a column") as usize)
+                    .collect()
+            };
+            let (optimal, keeps) = (columns("optimal"), columns("keeps"));
+            let game = ConnectFour::from_moves(Geometry::STANDARD, moves).expect("valid");
+            assert!(!optimal.is_empty(), "{set}: {moves}");
+            assert!(optimal.iter().all(|c| keeps.contains(c)), "{set}: {moves}");
+            assert!(keeps.iter().all(|&c| game.can_play(c)), "{set}: {moves}");
+            if set == "Test_L3_R1" && i < 200 {
+                let (_, classes) = solver.classify_moves(&game).expect("solvable");
+                let want = |f: fn(&(bool, bool)) -> bool| -> Vec<usize> {
+                    (0..7).filter(|&c| f(&classes[c])).collect()
+                };
+                assert_eq!(optimal, want(|c| c.0), "{moves}");
+                assert_eq!(keeps, want(|c| c.1), "{moves}");
+            }
+        }
+    }
+}
