@@ -66,6 +66,11 @@ pub struct TrainArgs {
     /// Pons' Connect Four test sets, for the accuracy measurement.
     #[arg(long, default_value = "../shared/data/connect4")]
     eval_data: PathBuf,
+    /// The solver's finished classifications of whole test sets (the repository's
+    /// data/connect4-labels): the measurement takes its positions' labels from there
+    /// instead of classifying them at the start of the run (minutes).
+    #[arg(long, default_value = "data/connect4-labels")]
+    labels: PathBuf,
     /// No progress bars (log lines only).
     #[arg(long)]
     quiet: bool,
@@ -132,11 +137,18 @@ fn run_eval_set<G: Capabilities>(
     if config.eval.every == 0 {
         return None;
     }
-    let set =
-        test_set(game, &args.eval_data, &[], config.eval.positions, cache).unwrap_or_else(|e| {
-            eprintln!("warning: no accuracy measurement: {e:#}");
-            None
-        });
+    let set = test_set(
+        game,
+        &args.eval_data,
+        &[],
+        config.eval.positions,
+        cache,
+        Some(&args.labels),
+    )
+    .unwrap_or_else(|e| {
+        eprintln!("warning: no accuracy measurement: {e:#}");
+        None
+    });
     if let Some(set) = &set {
         eprintln!("accuracy is measured on {}", set.name);
     }
@@ -145,19 +157,22 @@ fn run_eval_set<G: Capabilities>(
 
 /// The accuracy test set of `game`, if it offers one: every tic-tac-toe position, or
 /// `count` positions of Pons' sets in `data` for 7x6 Connect Four (`sets` of them, or
-/// the default mix when empty; the classification cached in `cache`).
+/// the default mix when empty; the classification cached in `cache`, the labels of
+/// whole sets taken from the folder `finished` where it has them).
 fn test_set<G: Capabilities>(
     game: &G,
     data: &Path,
     sets: &[&str],
     count: usize,
     cache: &Path,
+    finished: Option<&Path>,
 ) -> Result<Option<EvalSet<G>>> {
     let source = TestSetSource {
         data_dir: data.to_path_buf(),
         positions: count,
         cache: cache.to_path_buf(),
         sets: sets.iter().map(|s| s.to_string()).collect(),
+        finished: finished.map(Path::to_path_buf),
     };
     let mut log = |line: &str| eprintln!("{line}");
     Ok(game.test_set(&source, &mut log).transpose()?)
@@ -681,7 +696,8 @@ pub struct AccuracyArgs {
     #[arg(long, default_value = "../shared/data/connect4")]
     eval_data: PathBuf,
     /// A folder where the solver's classification of each set is kept (computed if
-    /// missing; data/connect4-labels holds the shipped one).
+    /// missing; data/connect4-labels holds the shipped one, and is read for whole sets
+    /// when this is not given).
     #[arg(long)]
     labels: Option<PathBuf>,
 }
@@ -734,12 +750,20 @@ impl GameVisitor for Measure<'_> {
             } else {
                 group[0]
             };
-            let cache = labels.join(format!(
-                "tabula-eval-{}-{stem}-{}.json",
-                game.name(),
-                a.positions
-            ));
-            let Some(set) = test_set(&game, &a.eval_data, &group, a.positions, &cache)? else {
+            let cache = tabula_games::labels_file(&labels, &game.name(), stem, a.positions);
+            let finished = a
+                .labels
+                .as_deref()
+                .unwrap_or(Path::new("data/connect4-labels"));
+            let Some(set) = test_set(
+                &game,
+                &a.eval_data,
+                &group,
+                a.positions,
+                &cache,
+                Some(finished),
+            )?
+            else {
                 bail!(
                     "no accuracy test set for {} (tictactoe and connect4 have one)",
                     game.name()

@@ -55,11 +55,16 @@ struct Cached {
 /// `dir`, an equal share from each, classified by the solver; the classification is
 /// kept in `cache` (written atomically) and read back from it next time, since the
 /// early positions of Test_L1_R1 take a minute or two.
+///
+/// `finished(set)` names a file that may hold the classification of all the positions
+/// of `set`, in order (as `data/connect4-labels` ships them): when it does, the first
+/// positions are taken from it instead of being classified again.
 pub fn pons_test_set(
     dir: &Path,
     sets: &[&str],
     count: usize,
     cache: &Path,
+    finished: &dyn Fn(&str) -> PathBuf,
     log: &mut dyn FnMut(&str),
 ) -> Result<EvalSet<ConnectFour>, TestSetError> {
     if let Some(bad) = sets.iter().find(|s| !ALL_SETS.contains(s)) {
@@ -94,7 +99,52 @@ pub fn pons_test_set(
                     }
                 }
             }
-            let out = classify(&lines, cache, log)?;
+            // A classification in progress goes on as it began; else each set's
+            // finished labels, where they cover it, stand in for the solver.
+            let taken: Vec<Option<Vec<Cached>>> = if progress_path(cache).exists() {
+                sets.iter().map(|_| None).collect()
+            } else {
+                sets.iter()
+                    .map(|&set| {
+                        let moves: Vec<&str> = lines
+                            .iter()
+                            .filter(|(s, _, m)| *s == set && !is_over(m))
+                            .map(|(_, _, m)| m.as_str())
+                            .collect();
+                        finished_prefix(&finished(set), &moves)
+                    })
+                    .collect()
+            };
+            for (set, labels) in sets.iter().zip(&taken) {
+                if labels.is_some() {
+                    log(&format!(
+                        "{set}: the solver's labels from {}",
+                        finished(set).display()
+                    ));
+                }
+            }
+            let todo: Vec<_> = lines
+                .iter()
+                .filter(|(set, _, _)| {
+                    let i = sets.iter().position(|s| s == set);
+                    i.is_none_or(|i| taken[i].is_none())
+                })
+                .cloned()
+                .collect();
+            let mut classified = classify(&todo, cache, log)?.into_iter();
+            let mut out = Vec::new();
+            for (&set, labels) in sets.iter().zip(taken) {
+                match labels {
+                    Some(labels) => out.extend(labels),
+                    None => {
+                        let n = lines
+                            .iter()
+                            .filter(|(s, _, m)| *s == set && !is_over(m))
+                            .count();
+                        out.extend(classified.by_ref().take(n));
+                    }
+                }
+            }
             write_atomic(cache, &out)?;
             // The finished cache holds everything the progress file did.
             let _ = std::fs::remove_file(progress_path(cache));
@@ -237,6 +287,19 @@ fn classify(
     Ok(out)
 }
 
+/// The labels of `moves` (a set's positions in order, from its first) when the
+/// finished classification in `path` starts with exactly them; `None` when it is
+/// missing, unreadable or of other positions.
+fn finished_prefix(path: &Path, moves: &[&str]) -> Option<Vec<Cached>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut all: Vec<Cached> = serde_json::from_str(&text).ok()?;
+    if all.len() < moves.len() || all.iter().zip(moves).any(|(c, m)| c.moves != *m) {
+        return None;
+    }
+    all.truncate(moves.len());
+    Some(all)
+}
+
 /// Whether a move string ends the game (such positions are skipped); a malformed one is
 /// not, so that classifying reports it.
 fn is_over(moves: &str) -> bool {
@@ -275,12 +338,73 @@ mod tests {
         dir
     }
 
+    /// No finished labels anywhere.
+    fn none(_: &str) -> PathBuf {
+        PathBuf::from("/nonexistent/labels.json")
+    }
+
+    #[test]
+    fn finished_labels_stand_in_for_the_solver_only_for_their_own_positions() {
+        let dir = fixture("finished");
+        let cache = dir.join("labels.json");
+        let finished = dir.join("finished.json");
+        let finished_of = |_: &str| finished.clone();
+        // Labels no solver would give (column 7 everywhere) show where they came from.
+        let moves = [
+            "2252576253462244111563365343671351441",
+            "7422341735647741166133573473242566",
+            "23163416124767223154467471272416755633",
+            "65214673556155731566316327373221417",
+            "4444",
+        ];
+        let fake: Vec<Cached> = moves
+            .iter()
+            .map(|m| Cached {
+                moves: m.to_string(),
+                optimal: vec![6],
+                keeps: vec![6],
+            })
+            .collect();
+        std::fs::write(&finished, serde_json::to_string(&fake).unwrap()).unwrap();
+        let mut logged = Vec::new();
+        let set = pons_test_set(&dir, &["Test_L3_R1"], 2, &cache, &finished_of, &mut |l| {
+            logged.push(l.to_string())
+        })
+        .unwrap();
+        assert_eq!(set.positions.len(), 2);
+        assert!(set.positions.iter().all(|p| p.optimal == [6]));
+        assert!(
+            logged.iter().any(|l| l.contains("finished.json")),
+            "{logged:?}"
+        );
+
+        // Labels of other positions are not taken: the solver classifies.
+        std::fs::remove_file(&cache).unwrap();
+        std::fs::write(&finished, serde_json::to_string(&fake[1..]).unwrap()).unwrap();
+        let set =
+            pons_test_set(&dir, &["Test_L3_R1"], 2, &cache, &finished_of, &mut |_| {}).unwrap();
+        let solved = pons_test_set(
+            &dir,
+            &["Test_L3_R1"],
+            2,
+            &dir.join("b.json"),
+            &none,
+            &mut |_| {},
+        )
+        .unwrap();
+        for (a, b) in set.positions.iter().zip(&solved.positions) {
+            assert_eq!((&a.optimal, &a.keeps), (&b.optimal, &b.keeps));
+        }
+        assert!(set.positions.iter().all(|p| p.optimal != [6]));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn an_interrupted_classification_resumes_where_it_stopped() {
         let dir = fixture("resume");
         let cache = dir.join("labels.json");
         let set = |log: &mut dyn FnMut(&str)| {
-            pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, log).unwrap()
+            pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &none, log).unwrap()
         };
         let whole = set(&mut |_| {});
         assert_eq!(whole.positions.len(), 4);
@@ -318,7 +442,7 @@ mod tests {
         let cache = dir.join("labels.json");
         let other = r#"{"moves":"4444","optimal":[3],"keeps":[3]}"#.to_string() + "\n";
         std::fs::write(progress_path(&cache), &other).unwrap();
-        let Err(err) = pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &mut |_| {}) else {
+        let Err(err) = pons_test_set(&dir, &["Test_L3_R1"], 0, &cache, &none, &mut |_| {}) else {
             panic!("progress of other positions was taken");
         };
         assert!(err.to_string().contains("other positions"), "{err}");

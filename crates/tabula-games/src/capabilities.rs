@@ -40,6 +40,16 @@ pub struct TestSetSource {
     /// The named subsets wanted (of [`Capabilities::test_set_names`]); empty: the
     /// game's default mix.
     pub sets: Vec<String>,
+    /// A folder of finished classifications of whole named sets, kept under
+    /// [`labels_file`] names (the repository ships `data/connect4-labels`): a set found
+    /// there is not classified again.
+    pub finished: Option<PathBuf>,
+}
+
+/// The file in the labels folder `dir` that keeps the classification of `positions`
+/// positions (0: all) of `game`'s test set `stem` (`default`: the game's default mix).
+pub fn labels_file(dir: &Path, game: &str, stem: &str, positions: usize) -> PathBuf {
+    dir.join(format!("tabula-eval-{game}-{stem}-{positions}.json"))
 }
 
 /// What a game offers beyond its rules. Every method has a default meaning "not
@@ -244,11 +254,18 @@ impl Capabilities for ConnectFour {
         (self.geometry() == tabula_core::connect4::Geometry::STANDARD).then(|| {
             use tabula_connect4::test_set::{pons_test_set, SETS};
             let named: Vec<&str> = source.sets.iter().map(String::as_str).collect();
+            let finished = |set: &str| {
+                source
+                    .finished
+                    .as_deref()
+                    .map_or_else(PathBuf::new, |dir| labels_file(dir, &self.name(), set, 0))
+            };
             pons_test_set(
                 &source.data_dir,
                 if named.is_empty() { &SETS } else { &named },
                 source.positions,
                 &source.cache,
+                &finished,
                 log,
             )
             .map_err(CapabilityError::from)

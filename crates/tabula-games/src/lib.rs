@@ -29,6 +29,6 @@ pub mod capabilities;
 pub mod registry;
 pub mod view;
 
-pub use capabilities::{Capabilities, CapabilityError, TestSetSource};
+pub use capabilities::{labels_file, Capabilities, CapabilityError, TestSetSource};
 pub use registry::{canonical_name, names, visit, GameVisitor, GAMES};
 pub use view::{BoardView, Layout};
