@@ -133,6 +133,10 @@ struct EstimatorArgs {
     /// shifting their log-odds (0: none).
     #[arg(long, default_value_t = tabula_automine::model::FIT_ROUNDS, value_parser = crate::input::count(0, 10_000))]
     fit_numbers: usize,
+    /// With `--solver net`: average the net over this many mirror images of the board
+    /// (1, 2: and left to right, 4: and upside down), as many forward passes a turn.
+    #[arg(long, default_value_t = 1, value_parser = crate::input::count(1, 4))]
+    symmetries: usize,
 }
 
 /// A loaded estimator choice; `make` gives each thread its own predictor.
@@ -144,6 +148,9 @@ enum Estimator {
 
 impl EstimatorArgs {
     fn load(&self) -> Result<Estimator> {
+        if ![1, 2, 4].contains(&self.symmetries) {
+            bail!("--symmetries takes 1, 2 or 4 mirror images");
+        }
         if self.model.is_some() && self.solver != SolverKind::Net {
             bail!("--model is the network of --solver net; add --solver net");
         }
@@ -163,6 +170,7 @@ impl EstimatorArgs {
                     MineNet::load(&path).with_context(|| format!("loading {}", path.display()))?;
                 net.count_interior = self.count_interior;
                 net.fit_rounds = self.fit_numbers;
+                net.symmetries = self.symmetries;
                 Estimator::Net(net)
             }
         })
