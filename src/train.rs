@@ -143,7 +143,7 @@ fn run_eval_set<G: Capabilities>(
         &[],
         config.eval.positions,
         cache,
-        Some(&args.labels),
+        &args.labels,
     )
     .unwrap_or_else(|e| {
         eprintln!("warning: no accuracy measurement: {e:#}");
@@ -165,14 +165,14 @@ fn test_set<G: Capabilities>(
     sets: &[&str],
     count: usize,
     cache: &Path,
-    finished: Option<&Path>,
+    finished: &Path,
 ) -> Result<Option<EvalSet<G>>> {
     let source = TestSetSource {
         data_dir: data.to_path_buf(),
         positions: count,
         cache: cache.to_path_buf(),
         sets: sets.iter().map(|s| s.to_string()).collect(),
-        finished: finished.map(Path::to_path_buf),
+        finished: Some(finished.to_path_buf()),
     };
     let mut log = |line: &str| eprintln!("{line}");
     Ok(game.test_set(&source, &mut log).transpose()?)
@@ -755,14 +755,7 @@ impl GameVisitor for Measure<'_> {
                 .labels
                 .as_deref()
                 .unwrap_or(Path::new("data/connect4-labels"));
-            let Some(set) = test_set(
-                &game,
-                &a.eval_data,
-                &group,
-                a.positions,
-                &cache,
-                Some(finished),
-            )?
+            let Some(set) = test_set(&game, &a.eval_data, &group, a.positions, &cache, finished)?
             else {
                 bail!(
                     "no accuracy test set for {} (tictactoe and connect4 have one)",

@@ -56,15 +56,15 @@ struct Cached {
 /// kept in `cache` (written atomically) and read back from it next time, since the
 /// early positions of Test_L1_R1 take a minute or two.
 ///
-/// `finished(set)` names a file that may hold the classification of all the positions
-/// of `set`, in order (as `data/connect4-labels` ships them): when it does, the first
-/// positions are taken from it instead of being classified again.
+/// `finished(set)` names a file, if any, that may hold the classification of all the
+/// positions of `set`, in order (as `data/connect4-labels` ships them): when it does,
+/// the first positions are taken from it instead of being classified again.
 pub fn pons_test_set(
     dir: &Path,
     sets: &[&str],
     count: usize,
     cache: &Path,
-    finished: &dyn Fn(&str) -> PathBuf,
+    finished: &dyn Fn(&str) -> Option<PathBuf>,
     log: &mut dyn FnMut(&str),
 ) -> Result<EvalSet<ConnectFour>, TestSetError> {
     if let Some(bad) = sets.iter().find(|s| !ALL_SETS.contains(s)) {
@@ -86,63 +86,59 @@ pub fn pons_test_set(
         Ok(text) => serde_json::from_str(&text)
             .map_err(|e| TestSetError::Format(format!("{}: {e}", cache.display())))?,
         Err(_) => {
-            let mut lines = Vec::new();
+            // Each set's first lines, and the moves of those that are still to play.
+            let mut by_set = Vec::new();
             for &set in sets {
                 let path = dir.join(set);
                 let text = std::fs::read_to_string(&path).map_err(|source| TestSetError::Io {
                     path: path.clone(),
                     source,
                 })?;
-                for line in text.lines().take(per_set) {
-                    if let Some(moves) = line.split_whitespace().next() {
-                        lines.push((set, path.clone(), moves.to_string()));
-                    }
-                }
+                let lines: Vec<(&str, PathBuf, String)> = text
+                    .lines()
+                    .take(per_set)
+                    .filter_map(|line| line.split_whitespace().next())
+                    .map(|moves| (set, path.clone(), moves.to_string()))
+                    .collect();
+                by_set.push(lines);
             }
+            let open: Vec<Vec<&str>> = by_set
+                .iter()
+                .map(|lines| {
+                    lines
+                        .iter()
+                        .map(|(_, _, m)| m.as_str())
+                        .filter(|m| !is_over(m))
+                        .collect()
+                })
+                .collect();
             // A classification in progress goes on as it began; else each set's
             // finished labels, where they cover it, stand in for the solver.
-            let taken: Vec<Option<Vec<Cached>>> = if progress_path(cache).exists() {
-                sets.iter().map(|_| None).collect()
-            } else {
-                sets.iter()
-                    .map(|&set| {
-                        let moves: Vec<&str> = lines
-                            .iter()
-                            .filter(|(s, _, m)| *s == set && !is_over(m))
-                            .map(|(_, _, m)| m.as_str())
-                            .collect();
-                        finished_prefix(&finished(set), &moves)
-                    })
-                    .collect()
-            };
-            for (set, labels) in sets.iter().zip(&taken) {
-                if labels.is_some() {
+            let resuming = progress_path(cache).exists();
+            let mut taken = Vec::new();
+            for (&set, moves) in sets.iter().zip(&open) {
+                let labels = finished(set).filter(|_| !resuming).and_then(|path| {
+                    let labels = finished_prefix(&path, moves)?;
                     log(&format!(
                         "{set}: the solver's labels from {}",
-                        finished(set).display()
+                        path.display()
                     ));
-                }
+                    Some(labels)
+                });
+                taken.push(labels);
             }
-            let todo: Vec<_> = lines
+            let todo: Vec<_> = by_set
                 .iter()
-                .filter(|(set, _, _)| {
-                    let i = sets.iter().position(|s| s == set);
-                    i.is_none_or(|i| taken[i].is_none())
-                })
-                .cloned()
+                .zip(&taken)
+                .filter(|(_, labels)| labels.is_none())
+                .flat_map(|(lines, _)| lines.iter().cloned())
                 .collect();
             let mut classified = classify(&todo, cache, log)?.into_iter();
             let mut out = Vec::new();
-            for (&set, labels) in sets.iter().zip(taken) {
+            for (moves, labels) in open.iter().zip(taken) {
                 match labels {
                     Some(labels) => out.extend(labels),
-                    None => {
-                        let n = lines
-                            .iter()
-                            .filter(|(s, _, m)| *s == set && !is_over(m))
-                            .count();
-                        out.extend(classified.by_ref().take(n));
-                    }
+                    None => out.extend(classified.by_ref().take(moves.len())),
                 }
             }
             write_atomic(cache, &out)?;
@@ -339,8 +335,8 @@ mod tests {
     }
 
     /// No finished labels anywhere.
-    fn none(_: &str) -> PathBuf {
-        PathBuf::from("/nonexistent/labels.json")
+    fn none(_: &str) -> Option<PathBuf> {
+        None
     }
 
     #[test]
@@ -348,7 +344,7 @@ mod tests {
         let dir = fixture("finished");
         let cache = dir.join("labels.json");
         let finished = dir.join("finished.json");
-        let finished_of = |_: &str| finished.clone();
+        let finished_of = |_: &str| Some(finished.clone());
         // Labels no solver would give (column 7 everywhere) show where they came from.
         let moves = [
             "2252576253462244111563365343671351441",
