@@ -239,6 +239,45 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
     let out = tabula(&["plot", "--run", run_s], "");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(run.join("curves.svg").is_file());
+    // a new run from this model counts on from its 6 steps: a target at or below them
+    // is refused (it would train nothing), one above them trains the difference
+    let run2 = dir.join("run2");
+    let run2_s = run2.to_str().unwrap();
+    let init = |steps: &str| {
+        tabula(
+            &[
+                "mines",
+                "train",
+                "--run",
+                run2_s,
+                "--boards",
+                "beginner/safe",
+                "--games",
+                "30",
+                "--size",
+                "1x8",
+                "--eval-every",
+                "2",
+                "--quiet",
+                "--init",
+                m,
+                "--steps",
+                steps,
+            ],
+            "",
+        )
+    };
+    let out = init("6");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("give --steps above 6"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!run2.join("model.safetensors").exists());
+    let out = init("8");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("8 steps"));
     // a policy/value network is not a mine model
     let c4 = concat!(env!("CARGO_MANIFEST_DIR"), "/models/connect4.safetensors");
     refused(

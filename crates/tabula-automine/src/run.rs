@@ -366,6 +366,16 @@ impl MinesRun {
         let mut trainer = CellTrainer::from_file(&start, self.config.train.clone())?;
         let target = self.config.steps;
         if trainer.steps() >= target {
+            if !model_path.is_file() {
+                // An initial model counts its own steps: a target at or below them
+                // would train nothing and leave the run without a model.
+                return Err(AutoMineError::Config(format!(
+                    "the initial model has {} steps already, the run's target is {target}: \
+                     give --steps above {} (steps count from the initial model's)",
+                    trainer.steps(),
+                    trainer.steps()
+                )));
+            }
             progress.message(&format!("the run has {} steps already", trainer.steps()));
             return Ok(start);
         }
