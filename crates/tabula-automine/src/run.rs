@@ -100,7 +100,7 @@ pub struct RunConfig {
     pub seed: u64,
 }
 
-/// The defaults are the shipped model's run (`models/mines.json`).
+/// The defaults are the shipped model's first stage (`models/mines.json`).
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
