@@ -135,12 +135,12 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
     let _ = std::fs::remove_dir_all(&dir);
     let run = dir.join("run");
     let run_s = run.to_str().unwrap();
-    let train = |extra: &[&str]| {
+    let train_at = |run: &str, extra: &[&str]| {
         let mut args = vec![
             "mines",
             "train",
             "--run",
-            run_s,
+            run,
             "--boards",
             "beginner/safe",
             "--games",
@@ -154,6 +154,7 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
         args.extend_from_slice(extra);
         tabula(&args, "")
     };
+    let train = |extra: &[&str]| train_at(run_s, extra);
     let out = train(&["--steps", "4"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let model = run.join("model.safetensors");
@@ -243,30 +244,7 @@ fn the_mine_model_trains_resumes_and_plays_from_the_cli() {
     // is refused (it would train nothing), one above them trains the difference
     let run2 = dir.join("run2");
     let run2_s = run2.to_str().unwrap();
-    let init = |steps: &str| {
-        tabula(
-            &[
-                "mines",
-                "train",
-                "--run",
-                run2_s,
-                "--boards",
-                "beginner/safe",
-                "--games",
-                "30",
-                "--size",
-                "1x8",
-                "--eval-every",
-                "2",
-                "--quiet",
-                "--init",
-                m,
-                "--steps",
-                steps,
-            ],
-            "",
-        )
-    };
+    let init = |steps: &str| train_at(run2_s, &["--init", m, "--steps", steps]);
     let out = init("6");
     assert!(!out.status.success());
     assert!(
