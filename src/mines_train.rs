@@ -40,7 +40,7 @@ pub struct TrainArgs {
     #[arg(long, value_parser = crate::input::count(1, 4096))]
     batch: Option<usize>,
     /// Train up to this many steps in total (default 12000; raise it to continue a
-    /// finished run).
+    /// finished run). With --init the total counts the initial model's steps too.
     #[arg(long, value_parser = crate::input::count(1, 1_000_000_000))]
     steps: Option<usize>,
     /// Save, evaluate and log every this many steps (default 500).
