@@ -205,12 +205,12 @@ pub fn read(path: &Path) -> Result<Vec<Position>, AutoMineError> {
     Ok(out)
 }
 
-/// One of the board's symmetries (8 on a square board, 4 otherwise): `sym & 1` flips
-/// rows, `sym & 2` flips columns, `sym & 4` transposes (square boards only).
-pub fn transform(p: &Position, sym: u8) -> Position {
-    let dims = p.view.dims();
+/// The cell that cell `i` goes to under one of the board's symmetries (8 on a square
+/// board, 4 otherwise): `sym & 1` flips rows, `sym & 2` flips columns, `sym & 4`
+/// transposes (square boards only). Every symmetry here is its own inverse.
+pub fn symmetry_map(dims: Dims, sym: u8) -> impl Fn(usize) -> usize {
     let transpose = sym & 4 != 0 && dims.width == dims.height;
-    let map = |i: usize| -> usize {
+    move |i: usize| -> usize {
         let Cell { mut row, mut col } = dims.cell(i);
         if sym & 1 != 0 {
             row = dims.height - 1 - row;
@@ -222,7 +222,13 @@ pub fn transform(p: &Position, sym: u8) -> Position {
             std::mem::swap(&mut row, &mut col);
         }
         dims.index(Cell::new(row, col))
-    };
+    }
+}
+
+/// `p` under one of the board's symmetries (see [`symmetry_map`]).
+pub fn transform(p: &Position, sym: u8) -> Position {
+    let dims = p.view.dims();
+    let map = symmetry_map(dims, sym);
     let mut cells = p.view.cells().to_vec();
     let mut target = p.target.clone();
     for i in 0..cells.len() {

@@ -9,6 +9,7 @@ use tabula_mines::predictor::Probabilities;
 use tabula_mines::{CellPredictor, MinesError, Seen, View};
 use tabula_nn::{CellNetFile, CellNetwork, CellScratch};
 
+use crate::dataset::symmetry_map;
 use crate::AutoMineError;
 
 /// The task name in a mine model's weight file.
@@ -79,32 +80,31 @@ impl MineNet {
     /// P(mine) for every cell of `view` (0 on revealed numbers, 1 on revealed mines).
     pub fn probabilities(&mut self, view: &View) -> Vec<f64> {
         let dims = view.dims();
-        let (h, w) = (dims.height, dims.width);
-        let n = h * w;
+        let n = dims.height * dims.width;
         let input = encode(view);
-        let images = self.symmetries.clamp(1, 4);
+        // Left to right first, then upside down, then both (`symmetry_map`'s bits).
+        const MIRRORS: [u8; 4] = [0, 2, 1, 3];
+        let images = self.symmetries.clamp(1, MIRRORS.len());
         let mut sum = vec![0.0f32; n];
         let mut mirrored = Vec::new();
-        for sym in 0..images {
-            // The cell of the board that position i of mirror image `sym` shows (each
-            // flip is its own inverse).
-            let from = |i: usize| {
-                let (r, c) = (i / w, i % w);
-                let r = if sym & 2 != 0 { h - 1 - r } else { r };
-                let c = if sym & 1 != 0 { w - 1 - c } else { c };
-                r * w + c
-            };
+        for &sym in &MIRRORS[..images] {
+            // Position i of the mirror image shows cell map(i) of the board.
+            let map = symmetry_map(dims, sym);
             let x = if sym == 0 {
                 &input
             } else {
                 mirrored.clear();
-                mirrored.extend((0..input.len()).map(|k| input[k / n * n + from(k % n)]));
+                mirrored.extend((0..input.len()).map(|k| input[k / n * n + map(k % n)]));
                 &mirrored
             };
-            self.net
-                .forward(x, [1, h, w], &mut self.scratch, &mut self.logits);
+            self.net.forward(
+                x,
+                [1, dims.height, dims.width],
+                &mut self.scratch,
+                &mut self.logits,
+            );
             for (i, &z) in self.logits.iter().enumerate() {
-                sum[from(i)] += z;
+                sum[map(i)] += z;
             }
         }
         let mut p: Vec<f64> = view

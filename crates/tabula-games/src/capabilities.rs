@@ -255,7 +255,10 @@ impl Capabilities for ConnectFour {
             use tabula_connect4::test_set::{pons_test_set, SETS};
             let named: Vec<&str> = source.sets.iter().map(String::as_str).collect();
             let finished = |set: &str| {
-                (source.finished.as_deref()).map(|dir| labels_file(dir, &self.name(), set, 0))
+                source
+                    .finished
+                    .as_deref()
+                    .map(|dir| labels_file(dir, &self.name(), set, 0))
             };
             pons_test_set(
                 &source.data_dir,
