@@ -160,6 +160,9 @@ impl RunConfig {
         if !self.train.weight_decay.is_finite() || self.train.weight_decay < 0.0 {
             return bad("weight decay must be a non-negative number");
         }
+        if !(0.0..=1.0).contains(&self.train.lr_cycle_low) {
+            return bad("lr_cycle_low must lie in [0, 1]");
+        }
         Ok(())
     }
 

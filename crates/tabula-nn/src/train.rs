@@ -42,6 +42,14 @@ pub struct TrainConfig {
     pub lr_decay_steps: u64,
     /// The decay factor of the schedule.
     pub lr_decay: f64,
+    /// A cyclical learning rate (Smith's triangular schedule): over every
+    /// `lr_cycle_steps` steps the rate climbs from `lr_cycle_low` times the scheduled
+    /// rate to the scheduled rate and back (0: a constant rate between decays). The
+    /// low phases let the network settle into what the window holds; the high ones keep
+    /// it from settling for good while self-play moves on.
+    pub lr_cycle_steps: u64,
+    /// The low end of a cycle, as a share of the scheduled rate (0 to 1).
+    pub lr_cycle_low: f64,
     /// SGD momentum.
     pub momentum: f64,
     /// L2 weight decay.
@@ -60,6 +68,8 @@ impl Default for TrainConfig {
             learning_rate: 2e-3,
             lr_decay_steps: 0,
             lr_decay: 0.5,
+            lr_cycle_steps: 0,
+            lr_cycle_low: 0.1,
             momentum: 0.9,
             weight_decay: 1e-4,
             warmup_steps: 0,
@@ -70,9 +80,18 @@ impl Default for TrainConfig {
 impl TrainConfig {
     /// The learning rate at `step`.
     pub fn learning_rate_at(&self, step: u64) -> f64 {
-        match self.lr_decay_steps {
+        let scheduled = match self.lr_decay_steps {
             0 => self.learning_rate,
             n => self.learning_rate * self.lr_decay.powi((step / n).min(1000) as i32),
+        };
+        match self.lr_cycle_steps {
+            0 => scheduled,
+            n => {
+                // 0 at a cycle's ends, 1 at its middle
+                let phase = (step % n) as f64 / n as f64;
+                let height = 1.0 - (2.0 * phase - 1.0).abs();
+                scheduled * (self.lr_cycle_low + (1.0 - self.lr_cycle_low) * height)
+            }
         }
     }
 
@@ -468,6 +487,37 @@ mod tests {
             batch.value.push(rng.random_range(-1.0..1.0));
         }
         batch
+    }
+
+    #[test]
+    fn a_cyclical_rate_climbs_and_falls_within_each_cycle() {
+        let config = TrainConfig {
+            learning_rate: 1e-3,
+            lr_decay_steps: 400,
+            lr_decay: 0.5,
+            lr_cycle_steps: 100,
+            lr_cycle_low: 0.2,
+            ..TrainConfig::default()
+        };
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(
+            close(config.learning_rate_at(0), 2e-4),
+            "a cycle starts low"
+        );
+        assert!(close(config.learning_rate_at(25), 6e-4));
+        assert!(close(config.learning_rate_at(50), 1e-3), "and peaks midway");
+        assert!(close(config.learning_rate_at(75), 6e-4));
+        assert!(
+            close(config.learning_rate_at(100), 2e-4),
+            "the next one starts low"
+        );
+        // the step decay scales the whole cycle
+        assert!(close(config.learning_rate_at(450), 5e-4));
+        let flat = TrainConfig {
+            lr_cycle_steps: 0,
+            ..config
+        };
+        assert!(close(flat.learning_rate_at(0), 1e-3));
     }
 
     #[test]

@@ -339,7 +339,7 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         // Every number in its range (NaN fails every range test).
-        let ranges: [(&str, f64, f64, f64); 14] = [
+        let ranges: [(&str, f64, f64, f64); 15] = [
             ("teacher.exploration", self.teacher.exploration, 0.0, 100.0),
             ("teacher.rave", self.teacher.rave, 0.0, 1e9),
             ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
@@ -374,6 +374,12 @@ impl ZeroConfig {
             (
                 "net.optimizer.lr_decay",
                 self.net.optimizer.lr_decay,
+                0.0,
+                1.0,
+            ),
+            (
+                "net.optimizer.lr_cycle_low",
+                self.net.optimizer.lr_cycle_low,
                 0.0,
                 1.0,
             ),
@@ -472,6 +478,7 @@ mod tests {
             "[selfplay]\nparallel_games = 0\n",
             "[net.optimizer]\nlearning_rate = 1e30\n",
             "[net.optimizer]\nlearning_rate = nan\n",
+            "[net.optimizer]\nlr_cycle_low = 1.5\n",
             "[gate]\nthreshold = 1.5\n",
             "[net]\nsize = \"99999x99999\"\n",
             "[net]\nglobal_pooling = 9\n",
