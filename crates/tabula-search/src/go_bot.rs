@@ -378,6 +378,10 @@ pub enum BotError {
     GameOver,
 }
 
+/// A win rate below which a game is lost whatever is played: the bot then answers the
+/// opponent's pass with a pass even when it does not resign.
+const HOPELESS: f64 = 0.01;
+
 /// When to resign.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ResignPolicy {
@@ -496,7 +500,8 @@ impl<P: GoPlayer> GoBot<P> {
     /// that dead stones leave the board before the count.
     ///
     /// It passes when the opponent has just passed and the board already scores in its
-    /// favour, resigns under the resign policy, and never returns a move that the
+    /// favour, or the search finds the game lost whatever it plays (a win rate under 1%),
+    /// resigns under the resign policy, and never returns a move that the
     /// game's rules (positional superko included) forbid: the search plays its
     /// playouts under simple ko, so an illegal choice becomes a pass.
     pub fn genmove(
@@ -603,6 +608,16 @@ impl<P: GoPlayer> GoBot<P> {
                         && w < self.resign.threshold
                     {
                         return Ok(Decision::Resign);
+                    }
+                    // A lost game played on (resignation off): after the opponent's pass
+                    // no move changes the result, and a search indifferent among losing
+                    // moves would fill its own eyes. Pass and let the count end it.
+                    if !cleanup
+                        && passes >= 1
+                        && answer.simulations >= self.resign.min_simulations
+                        && w < HOPELESS
+                    {
+                        return Ok(Decision::Play(pos.pass()));
                     }
                 }
                 // Under area scoring, dead stones left on the board count for their
@@ -808,6 +823,49 @@ mod tests {
         assert_eq!(
             bot(answer).genmove(&g, Player::Second, true),
             Ok(Decision::Play(12))
+        );
+    }
+
+    #[test]
+    fn a_lost_game_without_resignation_answers_a_pass_with_a_pass() {
+        // Black A1, A2 against White B1 and komi: Black is behind when White passes.
+        let g = go(&["A1", "B1", "A2", "pass"]);
+        let answer = |win_rate| Answer {
+            action: Some(12),
+            win_rate: Some(win_rate),
+            simulations: 1000,
+        };
+        let never_resigns = |win_rate| {
+            let resign = ResignPolicy {
+                threshold: 0.0,
+                min_simulations: 100,
+            };
+            GoBot::new(
+                Fixed(answer(win_rate)),
+                TimeControl::new(0.01).unwrap(),
+                resign,
+                1,
+            )
+        };
+        let play = |a| Ok(Decision::Play(a));
+        assert_eq!(
+            never_resigns(0.001).genmove(&g, Player::First, false),
+            play(g.pass())
+        );
+        // still a game: play on; in clean-up: play on
+        assert_eq!(
+            never_resigns(0.3).genmove(&g, Player::First, false),
+            play(12)
+        );
+        assert_eq!(
+            never_resigns(0.001).genmove(&g, Player::First, true),
+            play(12)
+        );
+        // no pass to answer: play on
+        let before = go(&["A1", "B1", "A2", "B2"]);
+        assert_eq!(
+            never_resigns(0.001).genmove(&before, Player::First, false),
+            play(12)
         );
     }
 
