@@ -153,15 +153,10 @@ impl RunConfig {
         if self.eval_every == 0 {
             return bad("eval_every must be at least 1");
         }
-        let lr = self.train.learning_rate;
-        if !(lr.is_finite() && lr > 0.0 && lr < 10.0) {
-            return bad("the learning rate must be a positive number below 10");
-        }
-        if !self.train.weight_decay.is_finite() || self.train.weight_decay < 0.0 {
-            return bad("weight decay must be a non-negative number");
-        }
-        if !(0.0..=1.0).contains(&self.train.lr_cycle_low) {
-            return bad("lr_cycle_low must lie in [0, 1]");
+        for (name, v, lo, hi) in self.train.ranges() {
+            if !(lo..=hi).contains(&v) {
+                return bad(&format!("train.{name} must lie in [{lo}, {hi}] (got {v})"));
+            }
         }
         Ok(())
     }

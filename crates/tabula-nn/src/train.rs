@@ -78,6 +78,18 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// Each numeric field with the range it must lie in, as `(name, value, low, high)`,
+    /// for the configurations that embed this one to check (NaN fails every range).
+    pub fn ranges(&self) -> [(&'static str, f64, f64, f64); 5] {
+        [
+            ("learning_rate", self.learning_rate, 1e-9, 10.0),
+            ("lr_decay", self.lr_decay, 0.0, 1.0),
+            ("lr_cycle_low", self.lr_cycle_low, 0.0, 1.0),
+            ("momentum", self.momentum, 0.0, 1.0),
+            ("weight_decay", self.weight_decay, 0.0, 1.0),
+        ]
+    }
+
     /// The learning rate at `step`.
     pub fn learning_rate_at(&self, step: u64) -> f64 {
         let scheduled = match self.lr_decay_steps {

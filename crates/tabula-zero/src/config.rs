@@ -339,7 +339,7 @@ impl ZeroConfig {
             return bad("gate.games must be positive when gating is on");
         }
         // Every number in its range (NaN fails every range test).
-        let ranges: [(&str, f64, f64, f64); 15] = [
+        let ranges: [(&str, f64, f64, f64); 10] = [
             ("teacher.exploration", self.teacher.exploration, 0.0, 100.0),
             ("teacher.rave", self.teacher.rave, 0.0, 1e9),
             ("selfplay.temperature", s.temperature.into(), 0.0, 100.0),
@@ -365,38 +365,16 @@ impl ZeroConfig {
             ),
             ("gate.threshold", self.gate.threshold, 0.0, 1.0),
             ("net.max_reuse", self.net.max_reuse, 0.0, 1e6),
-            (
-                "net.optimizer.learning_rate",
-                self.net.optimizer.learning_rate,
-                1e-9,
-                10.0,
-            ),
-            (
-                "net.optimizer.lr_decay",
-                self.net.optimizer.lr_decay,
-                0.0,
-                1.0,
-            ),
-            (
-                "net.optimizer.lr_cycle_low",
-                self.net.optimizer.lr_cycle_low,
-                0.0,
-                1.0,
-            ),
-            (
-                "net.optimizer.momentum",
-                self.net.optimizer.momentum,
-                0.0,
-                1.0,
-            ),
-            (
-                "net.optimizer.weight_decay",
-                self.net.optimizer.weight_decay,
-                0.0,
-                1.0,
-            ),
         ];
-        for (name, v, lo, hi) in ranges {
+        let optimizer = self.net.optimizer.ranges();
+        let named = optimizer
+            .iter()
+            .map(|&(name, v, lo, hi)| (format!("net.optimizer.{name}"), v, lo, hi));
+        for (name, v, lo, hi) in ranges
+            .iter()
+            .map(|&(name, v, lo, hi)| (name.to_string(), v, lo, hi))
+            .chain(named)
+        {
             if !(lo..=hi).contains(&v) {
                 return Err(ZeroError::Config(format!(
                     "{name} must lie in [{lo}, {hi}] (got {v})"
