@@ -39,6 +39,11 @@ pub struct SearchFlags {
     /// trained with that discount (default: the game's training setting).
     #[arg(long)]
     pub discount: Option<f32>,
+    /// Average every network evaluation over this many of the board's symmetries (1:
+    /// none; Connect Four has 2, square Go boards 8): a small ensemble that costs as many
+    /// network evaluations per simulation.
+    #[arg(long)]
+    pub symmetries: Option<usize>,
 }
 
 /// The game's default training configuration: the generic defaults with the game's own
@@ -68,6 +73,9 @@ impl SearchFlags {
         }
         if let Some(d) = self.discount {
             s.discount = d;
+        }
+        if let Some(k) = self.symmetries {
+            s.symmetries = k;
         }
         s.validate().map_err(anyhow::Error::msg)?;
         Ok(s)

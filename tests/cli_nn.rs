@@ -278,3 +278,52 @@ fn accuracy_reports_each_named_connect4_set_on_its_own() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn accuracy_measures_a_set_of_ones_own_averaged_over_the_mirror() {
+    let dir = std::env::temp_dir().join(format!("tabula-own-set-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("Tune_end"),
+        "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n",
+    )
+    .expect("set file");
+    let data = dir.to_str().expect("UTF-8 path");
+    let labels = dir.join("labels");
+    let labels = labels.to_str().expect("UTF-8 path");
+    let run = |symmetries: &str| {
+        tabula(
+            &[
+                "accuracy",
+                "connect4",
+                "--sets",
+                "Tune_end",
+                "--positions",
+                "0",
+                "--sims",
+                "50",
+                "--eval-data",
+                data,
+                "--labels",
+                labels,
+                "--symmetries",
+                symmetries,
+            ],
+            "",
+        )
+    };
+    let out = run("2");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    assert!(s.contains("2 positions of Tune_end:"), "{s}");
+    // Connect Four has two symmetries; nine is no game's
+    let out = run("9");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("symmetries must lie in 1..=8"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

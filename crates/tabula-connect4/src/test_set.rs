@@ -67,10 +67,14 @@ pub fn pons_test_set(
     finished: &dyn Fn(&str) -> Option<PathBuf>,
     log: &mut dyn FnMut(&str),
 ) -> Result<EvalSet<ConnectFour>, TestSetError> {
-    if let Some(bad) = sets.iter().find(|s| !ALL_SETS.contains(s)) {
+    if let Some(bad) = sets
+        .iter()
+        .find(|s| !ALL_SETS.contains(s) && !is_file_name(s))
+    {
         return Err(TestSetError::Format(format!(
-            "no test set {bad:?} (Pons' sets are {})",
-            ALL_SETS.join(", ")
+            "no test set {bad:?} (Pons' sets are {}; a set of your own is a file name in {})",
+            ALL_SETS.join(", "),
+            dir.display()
         )));
     }
     if sets.is_empty() {
@@ -82,36 +86,47 @@ pub fn pons_test_set(
         count.div_ceil(sets.len())
     };
     let geo = Geometry::STANDARD;
-    let cached: Vec<Cached> = match std::fs::read_to_string(cache) {
-        Ok(text) => serde_json::from_str(&text)
-            .map_err(|e| TestSetError::Format(format!("{}: {e}", cache.display())))?,
-        Err(_) => {
-            // Each set's first lines, and the moves of those that are still to play.
-            let mut by_set = Vec::new();
-            for &set in sets {
-                let path = dir.join(set);
-                let text = std::fs::read_to_string(&path).map_err(|source| TestSetError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
-                let lines: Vec<(&str, PathBuf, String)> = text
-                    .lines()
-                    .take(per_set)
-                    .filter_map(|line| line.split_whitespace().next())
-                    .map(|moves| (set, path.clone(), moves.to_string()))
-                    .collect();
-                by_set.push(lines);
-            }
-            let open: Vec<Vec<&str>> = by_set
+    // Each set's first lines, and the moves of those that are still to play.
+    let mut by_set = Vec::new();
+    for &set in sets {
+        let path = dir.join(set);
+        let text = std::fs::read_to_string(&path).map_err(|source| TestSetError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let lines: Vec<(&str, PathBuf, String)> = text
+            .lines()
+            .take(per_set)
+            .filter_map(|line| line.split_whitespace().next())
+            .map(|moves| (set, path.clone(), moves.to_string()))
+            .collect();
+        by_set.push(lines);
+    }
+    let open: Vec<Vec<&str>> = by_set
+        .iter()
+        .map(|lines| {
+            lines
                 .iter()
-                .map(|lines| {
-                    lines
-                        .iter()
-                        .map(|(_, _, m)| m.as_str())
-                        .filter(|m| !is_over(m))
-                        .collect()
-                })
-                .collect();
+                .map(|(_, _, m)| m.as_str())
+                .filter(|m| !is_over(m))
+                .collect()
+        })
+        .collect();
+    // A cache of other positions (a set of one's own that was edited) is classified again.
+    let from_cache = std::fs::read_to_string(cache).ok().map(|text| {
+        serde_json::from_str::<Vec<Cached>>(&text)
+            .map_err(|e| TestSetError::Format(format!("{}: {e}", cache.display())))
+    });
+    let cached: Vec<Cached> = match from_cache.transpose()? {
+        Some(cached)
+            if cached
+                .iter()
+                .map(|c| c.moves.as_str())
+                .eq(open.iter().flatten().copied()) =>
+        {
+            cached
+        }
+        _ => {
             // A classification in progress goes on as it began; else each set's
             // finished labels, where they cover it, stand in for the solver.
             let resuming = progress_path(cache).exists();
@@ -296,6 +311,11 @@ fn finished_prefix(path: &Path, moves: &[&str]) -> Option<Vec<Cached>> {
     Some(all)
 }
 
+/// Whether `name` names a file directly inside a folder (no path, no `..`).
+fn is_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\'])
+}
+
 /// Whether a move string ends the game (such positions are skipped); a malformed one is
 /// not, so that classifying reports it.
 fn is_over(moves: &str) -> bool {
@@ -428,6 +448,52 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&cache).unwrap(), full);
         for (a, b) in resumed.positions.iter().zip(&whole.positions) {
             assert_eq!((&a.optimal, &a.keeps), (&b.optimal, &b.keeps));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_set_of_ones_own_is_classified_and_an_edit_of_it_classified_again() {
+        let dir = fixture("own");
+        let cache = dir.join("labels.json");
+        let lines = std::fs::read_to_string(dir.join("Test_L3_R1")).unwrap();
+        let mut lines: Vec<&str> = lines.lines().collect();
+        std::fs::write(dir.join("Mine"), lines[..2].join("\n")).unwrap();
+        let mine = |log: &mut dyn FnMut(&str)| {
+            pons_test_set(&dir, &["Mine"], 0, &cache, &none, log).unwrap()
+        };
+        let first = mine(&mut |_| {});
+        assert_eq!(first.positions.len(), 2);
+        // read back from the cache, not classified again
+        let mut logged = Vec::new();
+        assert_eq!(mine(&mut |l| logged.push(l.to_string())).positions.len(), 2);
+        assert!(logged.is_empty(), "{logged:?}");
+        // the file edited: its cache no longer answers for it
+        lines.swap(0, 2);
+        std::fs::write(dir.join("Mine"), lines[..2].join("\n")).unwrap();
+        let mut logged = Vec::new();
+        let edited = mine(&mut |l| logged.push(l.to_string()));
+        assert!(
+            logged.iter().any(|l| l.contains("classifying")),
+            "{logged:?}"
+        );
+        let whole = pons_test_set(
+            &dir,
+            &["Test_L3_R1"],
+            0,
+            &dir.join("w.json"),
+            &none,
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(edited.positions[0].optimal, whole.positions[2].optimal);
+        assert_eq!(edited.positions[1].optimal, whole.positions[1].optimal);
+        // a path is not a set's name
+        for bad in ["../Mine", "", ".."] {
+            let Err(err) = pons_test_set(&dir, &[bad], 0, &cache, &none, &mut |_| {}) else {
+                panic!("{bad:?} was taken for a set");
+            };
+            assert!(err.to_string().contains("no test set"), "{err}");
         }
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tabula_core::Game;
 use tabula_core::Player;
-use tabula_search::{Evaluation, Evaluator, FinalEstimate};
+use tabula_search::{Evaluation, Evaluator, FinalEstimate, SearchSettings, SymmetryAverage};
 
 use crate::infer::{AuxOutput, Network, Scratch};
 use crate::NnError;
@@ -52,6 +52,19 @@ impl<G: Game> NetworkEvaluator<G> {
     pub fn set_network(&mut self, net: Arc<Network>) {
         self.net = net;
     }
+}
+
+/// The evaluator of `net` that `search` asks for: batches of up to `search.eval_batch`,
+/// averaged over `search.symmetries` of the game's symmetries.
+pub fn search_evaluator<G: Game>(
+    net: Arc<Network>,
+    game: &G,
+    search: &SearchSettings,
+) -> Result<SymmetryAverage<NetworkEvaluator<G>>, NnError> {
+    Ok(SymmetryAverage::new(
+        NetworkEvaluator::new(net, game, search.eval_batch)?,
+        search.symmetries,
+    ))
 }
 
 /// Softmax of `logits`.

@@ -24,7 +24,7 @@ pub use arch::{Architecture, Heads};
 pub use cell_net::{CellArch, CellNet, CellNetFile, CellNetwork, CellScratch};
 pub use cell_train::{CellBatch, CellTrainer};
 pub use error::NnError;
-pub use evaluator::NetworkEvaluator;
+pub use evaluator::{search_evaluator, NetworkEvaluator};
 pub use infer::{AuxOutput, Network, Scratch};
 pub use model::{PolicyValueNet, SCORE_SCALE};
 pub use train::{Batch, Losses, TrainConfig, Trainer};

@@ -215,6 +215,81 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
     }
 }
 
+/// Evaluates each position under several of the game's symmetries and averages: the
+/// values, and the priors mapped back to the position's own actions (KataGo's averaging
+/// over board symmetries). A network that is not exactly equivariant gives slightly
+/// different answers for a position and its mirror image; the mean of several is a
+/// small ensemble at the price of that many evaluations. Symmetries `0..count` are
+/// used (0 the identity), at most the game's own number.
+pub struct SymmetryAverage<E> {
+    inner: E,
+    count: usize,
+    images: Vec<usize>,
+    scratch: Vec<Evaluation>,
+}
+
+impl<E> SymmetryAverage<E> {
+    /// Averages `inner` over the first `count` symmetries of each position (1: none).
+    pub fn new(inner: E, count: usize) -> Self {
+        SymmetryAverage {
+            inner,
+            count: count.max(1),
+            images: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for SymmetryAverage<E> {
+    fn evaluate(&mut self, positions: &[G], out: &mut Vec<Evaluation>) {
+        if self.count == 1 {
+            return self.inner.evaluate(positions, out);
+        }
+        // One batch of every image of every position, so that the inner evaluator
+        // batches them together.
+        let mut batch = Vec::new();
+        self.images.clear();
+        for game in positions {
+            let k = self.count.min(game.symmetry_count()).max(1);
+            batch.extend((0..k).map(|sym| game.transformed(sym)));
+            self.images.push(k);
+        }
+        self.scratch.clear();
+        self.inner.evaluate(&batch, &mut self.scratch);
+        let mut at = 0;
+        for (game, &k) in positions.iter().zip(&self.images) {
+            let evals = &self.scratch[at..at + k];
+            at += k;
+            let value = evals.iter().map(|e| e.value).sum::<f32>() / k as f32;
+            // An image without priors (uniform) adds nothing to tell the moves apart.
+            let with_priors = evals.iter().filter(|e| !e.priors.is_empty()).count();
+            let priors = if with_priors == 0 {
+                Vec::new()
+            } else {
+                (0..game.action_count())
+                    .map(|a| {
+                        evals
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, e)| !e.priors.is_empty())
+                            .map(|(sym, e)| {
+                                let image = game.transform_action(sym, a);
+                                e.priors.get(image).copied().unwrap_or(0.0)
+                            })
+                            .sum::<f32>()
+                            / with_priors as f32
+                    })
+                    .collect()
+            };
+            out.push(Evaluation { priors, value });
+        }
+    }
+
+    fn final_estimate(&mut self, position: &G) -> Option<FinalEstimate> {
+        self.inner.final_estimate(position)
+    }
+}
+
 /// Draws an index with probability proportional to `weights` (all zero: uniform).
 pub fn sample_index(weights: &[f32], rng: &mut impl Rng) -> usize {
     let total: f32 = weights.iter().sum();
@@ -261,5 +336,51 @@ mod tests {
                 .iter()
                 .all(|x| (x.1 - 0.125).abs() < 1e-6));
         }
+    }
+
+    /// Not equivariant on purpose: all its prior on cell 0, value +1 while cell 0 is free
+    /// and −1 once it is taken.
+    struct CellZero;
+
+    impl Evaluator<TicTacToe> for CellZero {
+        fn evaluate(&mut self, positions: &[TicTacToe], out: &mut Vec<Evaluation>) {
+            for g in positions {
+                let mut priors = vec![0.0; 9];
+                priors[0] = 1.0;
+                let free = g.legal_moves().contains(&0);
+                out.push(Evaluation {
+                    priors,
+                    value: if free { 1.0 } else { -1.0 },
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn symmetry_averaging_maps_priors_back_and_averages_values() {
+        let empty = TicTacToe::new();
+        let mut corner = TicTacToe::new();
+        corner.play(0);
+        let eval = |count: usize, g: &TicTacToe| {
+            let mut out = Vec::new();
+            SymmetryAverage::new(CellZero, count).evaluate(std::slice::from_ref(g), &mut out);
+            out.remove(0)
+        };
+        // one symmetry: the inner evaluator's answer
+        assert_eq!(eval(1, &corner).value, -1.0);
+        assert_eq!(eval(1, &empty).priors[0], 1.0);
+        // all eight: cell 0 is each corner's image under two of them (the identity and
+        // a reflection), so the prior spreads evenly over the four corners
+        let all = eval(8, &empty);
+        for (a, p) in all.priors.iter().enumerate() {
+            let expected = if [0, 2, 6, 8].contains(&a) { 0.25 } else { 0.0 };
+            assert!((p - expected).abs() < 1e-6, "action {a}: {p}");
+        }
+        // the stone on cell 0 stays there under those two images only: (2·−1 + 6·+1) / 8
+        assert!((eval(8, &corner).value - 0.5).abs() < 1e-6);
+        // the identity and a quarter turn, which moves the stone off cell 0
+        assert!(eval(2, &corner).value.abs() < 1e-6);
+        // more than the game has: its own number
+        assert_eq!(eval(100, &empty), all);
     }
 }

@@ -29,7 +29,8 @@ pub mod uct;
 
 pub use analysis::{Analysis, AnalysisLimits, Analyzer, MctsAnalyzer, MoveInfo, UctAnalyzer};
 pub use evaluator::{
-    CachedEvaluator, Evaluation, Evaluator, FinalEstimate, RolloutEvaluator, UniformEvaluator,
+    CachedEvaluator, Evaluation, Evaluator, FinalEstimate, RolloutEvaluator, SymmetryAverage,
+    UniformEvaluator,
 };
 pub use exact::{EvalSet, ExactSolver, SolveError, TestPosition};
 pub use mcts::{search_many, ChildStats, FirstPlayUrgency, Mcts, MctsConfig, MctsResult, Proof};

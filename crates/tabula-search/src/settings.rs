@@ -27,6 +27,9 @@ pub struct SearchSettings {
     /// Discount per ply of the values backed up the tree (1: none; see
     /// [`MctsConfig::discount`]). Training discounts its value targets the same way.
     pub discount: f32,
+    /// Network evaluations averaged over this many of the game's symmetries (1: none;
+    /// see [`crate::SymmetryAverage`]): a small ensemble at that many times the cost.
+    pub symmetries: usize,
 }
 
 impl Default for SearchSettings {
@@ -39,6 +42,7 @@ impl Default for SearchSettings {
             eval_batch: 16,
             solver: true,
             discount: 1.0,
+            symmetries: 1,
         }
     }
 }
@@ -97,6 +101,12 @@ impl SearchSettings {
         }
         if self.leaves_per_search == 0 || self.leaves_per_search > 1024 {
             return Err("search.leaves_per_search must lie in 1..=1024".into());
+        }
+        if self.symmetries == 0 || self.symmetries > 8 {
+            return Err(format!(
+                "search.symmetries must lie in 1..=8 (got {})",
+                self.symmetries
+            ));
         }
         if self.eval_batch == 0 || self.eval_batch > 4096 {
             return Err("search.eval_batch must lie in 1..=4096".into());

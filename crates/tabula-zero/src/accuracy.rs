@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tabula_core::Game;
-use tabula_nn::{Network, NetworkEvaluator};
+use tabula_nn::{search_evaluator, Network};
 pub use tabula_search::exact::{EvalSet, TestPosition};
 use tabula_search::{Evaluator, Mcts, SearchSettings};
 
@@ -87,7 +87,7 @@ fn count<G: Game>(
     let Some(first) = part.first() else {
         return Ok(out);
     };
-    let mut evaluator = NetworkEvaluator::new(net, &first.game, search.eval_batch)?;
+    let mut evaluator = search_evaluator(net, &first.game, search)?;
     let config = search.mcts(simulations, 0);
     let mut evals = Vec::new();
     for p in part {

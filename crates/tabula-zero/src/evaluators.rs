@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tabula_core::Game;
-use tabula_nn::{Architecture, Network, NetworkEvaluator, WeightFile};
+use tabula_nn::{search_evaluator, Architecture, Network, WeightFile};
 use tabula_search::{
     CachedEvaluator, Evaluator, RolloutEvaluator, SearchSettings, UniformEvaluator,
 };
@@ -86,10 +86,7 @@ pub fn evaluator<G: Game>(
                 net.arch().blocks,
                 net.arch().channels
             );
-            (
-                Box::new(NetworkEvaluator::new(net, game, search.eval_batch)?),
-                label,
-            )
+            (Box::new(search_evaluator(net, game, search)?), label)
         }
         path => {
             let net = load_network(Path::new(path), game)?;
@@ -98,10 +95,7 @@ pub fn evaluator<G: Game>(
                 net.arch().blocks,
                 net.arch().channels
             );
-            let eval = CachedEvaluator::new(
-                NetworkEvaluator::new(net, game, search.eval_batch)?,
-                1 << 16,
-            );
+            let eval = CachedEvaluator::new(search_evaluator(net, game, search)?, 1 << 16);
             (Box::new(eval), label)
         }
     })

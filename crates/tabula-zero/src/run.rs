@@ -30,7 +30,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tabula_core::Game;
-use tabula_nn::{Architecture, Losses, Network, NetworkEvaluator, Trainer, WeightFile};
+use tabula_nn::{
+    search_evaluator, Architecture, Losses, Network, NetworkEvaluator, Trainer, WeightFile,
+};
 use tabula_search::agent::MctsAgent;
 use tabula_search::arena::play_match;
 use tabula_search::Evaluator;
@@ -715,20 +717,12 @@ impl<'a, G: Game> Run<'a, G> {
         let mcts = search.mcts(cfg.simulations, it as u64);
         let mut a = MctsAgent::new(
             mcts,
-            Box::new(NetworkEvaluator::new(
-                candidate.clone(),
-                &self.start,
-                search.eval_batch,
-            )?),
+            Box::new(search_evaluator(candidate.clone(), &self.start, search)?),
             "new",
         );
         let mut b = MctsAgent::new(
             mcts,
-            Box::new(NetworkEvaluator::new(
-                best.clone(),
-                &self.start,
-                search.eval_batch,
-            )?),
+            Box::new(search_evaluator(best.clone(), &self.start, search)?),
             "best",
         );
         self.progress

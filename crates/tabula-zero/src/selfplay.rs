@@ -10,7 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use tabula_core::Game;
-use tabula_nn::{Network, NetworkEvaluator};
+use tabula_nn::{search_evaluator, Network};
 use tabula_search::{search_many, CachedEvaluator, Mcts, MctsConfig, SearchSettings};
 
 use crate::config::SelfPlayConfig;
@@ -196,10 +196,7 @@ fn worker<G: Game>(
     queue: &Queue,
     finished: &(dyn Fn(&GameRecord) + Sync),
 ) -> Result<WorkerOutput, ZeroError> {
-    let mut evaluator = CachedEvaluator::new(
-        NetworkEvaluator::new(net, start, search.eval_batch)?,
-        1 << 17,
-    );
+    let mut evaluator = CachedEvaluator::new(search_evaluator(net, start, search)?, 1 << 17);
     let mut slots = Vec::new();
     let mut trees = Vec::new();
     let mut done = Vec::new();
