@@ -109,6 +109,12 @@ pub struct GtpArgs {
     /// Prior: virtual wins for a move next to the opponent's last move (UCT player).
     #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1e6))]
     prior_near: f64,
+    /// Prior: virtual wins for a move at common-fate-graph distance 1, 2, 3 from the
+    /// last move, comma-separated (UCT player; the liberties of the chain just played
+    /// on are at 1, a chain counting as one point; Pachi's small-board numbers are
+    /// 45,40,15). Default: none.
+    #[arg(long, value_delimiter = ',', value_parser = crate::input::number(0.0, 1e6))]
+    prior_cfg: Vec<f64>,
     /// Prior: virtual simulations by line in an empty area (UCT player): the first line
     /// counts as that many losses, the second half as many, the third as wins.
     #[arg(long, default_value_t = 0.0, value_parser = crate::input::number(0.0, 1e6))]
@@ -202,11 +208,22 @@ pub fn knowledge(
 
 /// The player `args` ask for, for `game`'s board size.
 fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
+    if args.prior_cfg.len() > tabula_core::go::playout::CFG_MAX as usize {
+        anyhow::bail!(
+            "--prior-cfg takes at most {} numbers (distances 1 to {}), not {}",
+            tabula_core::go::playout::CFG_MAX,
+            tabula_core::go::playout::CFG_MAX,
+            args.prior_cfg.len()
+        );
+    }
     let knowledge = || {
         knowledge(&args.playouts, !args.no_priors, args.patterns.as_deref())
             .map(|k| {
                 GoKnowledge {
                     near: args.prior_near as f32,
+                    cfg: std::array::from_fn(|d| {
+                        args.prior_cfg.get(d).copied().unwrap_or(0.0) as f32
+                    }),
                     lines: args.prior_lines as f32,
                     share: args.prior_share as f32,
                     even: args.prior_even as f32,
@@ -1014,6 +1031,7 @@ mod tests {
                 model: None,
                 no_priors: true,
                 prior_near: 0.0,
+                prior_cfg: Vec::new(),
                 prior_lines: 0.0,
                 prior_share: 0.0,
                 prior_even: 10.0,

@@ -239,6 +239,8 @@ fn nonsense_numbers_are_refused() {
         ["--exploration", "nan"],
         ["--resign", "2"],
         ["--rave=-3", "--size=9"],
+        ["--prior-cfg", "45,nan"],
+        ["--prior-cfg", "1,2,3,4"],
     ] {
         let mut all = vec!["gtp"];
         all.extend_from_slice(&args);

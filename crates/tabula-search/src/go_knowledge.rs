@@ -9,14 +9,15 @@
 //! wins; a self-atari of a group, a run from atari into a ladder that catches it or
 //! the filling of an own eye adds `tactics` losses; the pass adds `tactics` losses
 //! while the board still has more than a few playable points. A move next to the last
-//! one adds `near` wins (Pachi's distance prior, in short); in an empty area, the
+//! one adds `near` wins, and one at common-fate-graph distance d ≤ 3 from it `cfg[d-1]`
+//! wins (Pachi's distance prior, in short and in full); in an empty area, the
 //! first line adds `lines` losses, the second half that, and the third `lines` wins
 //! (Fuego's and Pachi's line priors).
 
 use std::sync::Arc;
 
 use tabula_core::go::patterns::PatternWeights;
-use tabula_core::go::playout::{HeavyPolicy, MoveFeatures};
+use tabula_core::go::playout::{HeavyPolicy, MoveFeatures, CFG_MAX};
 use tabula_core::go::MAX_SIZE;
 use tabula_core::{Game, Go, Outcome, Player};
 
@@ -38,6 +39,9 @@ pub struct GoKnowledge {
     pub tactics: f32,
     /// Virtual wins for a move next to the last one.
     pub near: f32,
+    /// Virtual wins for a move at common-fate-graph distance 1, 2 and 3 from the last
+    /// move (Pachi's distance prior; its small-board numbers are 45, 40 and 15).
+    pub cfg: [f32; CFG_MAX as usize],
     /// Virtual simulations for a move's line in an empty area.
     pub lines: f32,
     /// Virtual wins for a move in proportion to the square root of its share of the
@@ -61,6 +65,7 @@ impl Default for GoKnowledge {
             pattern: 10.0,
             tactics: 20.0,
             near: 0.0,
+            cfg: [0.0; CFG_MAX as usize],
             lines: 0.0,
             share: 0.0,
             ladders: true,
@@ -124,6 +129,10 @@ impl GoKnowledge {
         if f.near_last {
             visits += self.near;
             wins += self.near;
+        }
+        if let Some(&w) = self.cfg.get((f.cfg_distance as usize).wrapping_sub(1)) {
+            visits += w;
+            wins += w;
         }
         if f.open_area {
             match f.line {
@@ -335,6 +344,25 @@ mod tests {
         assert!(b2 < plain[1] && a1 < plain[2] && a1 < b2, "{a1} {b2}");
         assert!(h7 > plain[3], "next to the last move");
         assert_eq!(g10, plain[4], "fourth line, near nothing");
+        // the distance prior by the common fate graph: each distance from the last move
+        // takes its own number of wins, and a move farther than three none
+        let cfg = GoKnowledge {
+            cfg: [40.0, 20.0, 10.0],
+            ..GoKnowledge::default()
+        };
+        let up: Vec<u16> = ["G8", "G9", "G10", "G11"]
+            .iter()
+            .map(|m| g.parse_move(m).unwrap())
+            .collect();
+        let (mut with, mut without) = (Vec::new(), Vec::new());
+        cfg.priors(&g, &up, &mut with);
+        GoKnowledge::default().priors(&g, &up, &mut without);
+        for ((a, b), expected) in with.iter().zip(&without).zip([40.0, 20.0, 10.0, 0.0]) {
+            assert!(
+                (a.1 - b.1 - expected).abs() < 1e-3,
+                "{a:?} {b:?} {expected}"
+            );
+        }
         // the share prior adds wins in proportion to the square root of each move's
         // share of the gammas, as visits and wins alike
         let share = GoKnowledge {

@@ -27,8 +27,11 @@
 use std::sync::Arc;
 
 use super::patterns::PatternWeights;
-use super::{Go, BLACK, EMPTY, WHITE};
+use super::{Go, BLACK, BORDER, EMPTY, WHITE};
 use crate::{Game, GameError};
+
+/// The farthest common-fate-graph distance [`MoveFeatures::cfg_distance`] tells apart.
+pub const CFG_MAX: u8 = 3;
 
 /// Probabilities and weights of the heavy playout policy.
 #[derive(Clone, Debug)]
@@ -151,6 +154,9 @@ pub struct MoveFeatures {
     pub own_eye: bool,
     /// One of the eight points around the last move.
     pub near_last: bool,
+    /// The common-fate-graph distance from the last move, 1 to [`CFG_MAX`] (0: farther,
+    /// or no last move): see [`Go::cfg_distances`].
+    pub cfg_distance: u8,
     /// Runs an own chain out of atari into a ladder that catches it.
     pub futile_run: bool,
     /// Puts an opponent chain in atari that cannot escape (a working ladder or net).
@@ -459,6 +465,7 @@ impl Go {
         if let Some(last) = self.last_move {
             self.atari_fights(last, me, ladders, &mut fights);
         }
+        let cfg = self.cfg_distances(CFG_MAX);
         moves
             .iter()
             .map(|&a| {
@@ -471,6 +478,7 @@ impl Go {
                 }
                 let p = self.action_point(a);
                 let near_last = self.last_move.is_some_and(|l| self.around(l).contains(&p));
+                let cfg_distance = cfg.get(p).copied().unwrap_or(0);
                 let (r, c) = (a as usize / self.n, a as usize % self.n);
                 let line = r.min(c).min(self.n - 1 - r).min(self.n - 1 - c);
                 MoveFeatures {
@@ -486,6 +494,7 @@ impl Go {
                     self_atari: self.is_group_self_atari(p, me),
                     own_eye: self.is_own_eye(p, me),
                     near_last,
+                    cfg_distance,
                     futile_run: ladders
                         && self.neighbours(p).iter().any(|&q| {
                             self.color[q] == me
@@ -498,6 +507,51 @@ impl Go {
                 }
             })
             .collect()
+    }
+
+    /// Common-fate-graph distances from the last move, by board point (Bouzy's common
+    /// fate graph, as Pachi's distance prior reads it): the last move's chain is at 0,
+    /// and a step to a neighbouring point costs 1, a whole chain counting as one point
+    /// — so every liberty of the chain just played on is at 1, however long the chain.
+    /// Points farther than `max`, and every point when there is no last move, are 0.
+    pub fn cfg_distances(&self, max: u8) -> Vec<u8> {
+        const UNSEEN: u8 = u8::MAX;
+        let mut dist = vec![UNSEEN; self.color.len()];
+        let mut frontier = match self.last_move {
+            Some(last) if self.color[last] == BLACK || self.color[last] == WHITE => {
+                self.chain_stones(last)
+            }
+            _ => Vec::new(),
+        };
+        for &s in &frontier {
+            dist[s] = 0;
+        }
+        for d in 1..=max.min(UNSEEN - 1) {
+            let mut next = Vec::new();
+            for &p in &frontier {
+                for q in self.neighbours(p) {
+                    if dist[q] != UNSEEN || self.color[q] == BORDER {
+                        continue;
+                    }
+                    if self.color[q] == EMPTY {
+                        dist[q] = d;
+                        next.push(q);
+                    } else {
+                        for s in self.chain_stones(q) {
+                            dist[s] = d;
+                            next.push(s);
+                        }
+                    }
+                }
+            }
+            frontier = next;
+        }
+        for d in &mut dist {
+            if *d == UNSEEN {
+                *d = 0;
+            }
+        }
+        dist
     }
 
     /// Whether no stone lies within two points of (`r`, `c`) either way.
@@ -891,5 +945,40 @@ mod tests {
         );
         let got = moves(&g, &certain());
         assert_eq!(got, ["C5".to_string()].into(), "{got:?}");
+    }
+
+    #[test]
+    fn common_fate_graph_distance_counts_a_chain_as_one_point() {
+        let g = board(
+            &[".....", ".XXX.", ".O...", ".....", "....."],
+            Player::Second,
+            "B4",
+        );
+        let at = |m: &str| g.cfg_distances(CFG_MAX)[g.action_point(g.parse_move(m).unwrap())];
+        // the last move's chain B4-D4: every liberty at 1, E4 too, three points away
+        for m in ["A4", "B5", "D5", "E4", "C3", "D3"] {
+            assert_eq!(at(m), 1, "{m}");
+        }
+        // through the white stone on B3 (at 1 as a whole chain) and the liberties
+        assert_eq!(at("B2"), 2);
+        assert_eq!(at("A3"), 2);
+        assert_eq!(at("E5"), 2);
+        assert_eq!(at("A2"), 3);
+        // four steps away: beyond the measure
+        assert_eq!(at("A1"), 0);
+        let moves: Vec<u16> = ["E4", "A1"]
+            .iter()
+            .map(|m| g.parse_move(m).unwrap())
+            .collect();
+        let f = g.move_features(&moves, &PatternWeights::default(), false);
+        assert_eq!((f[0].cfg_distance, f[1].cfg_distance), (1, 0));
+        assert!(
+            !f[0].near_last,
+            "E4 is not one of the eight points around B4"
+        );
+        // no last move, no distances
+        let mut quiet = g.clone();
+        quiet.last_move = None;
+        assert!(quiet.cfg_distances(CFG_MAX).iter().all(|&d| d == 0));
     }
 }
