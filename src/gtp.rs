@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use tabula_core::go::patterns::PatternWeights;
-use tabula_core::go::playout::HeavyPolicy;
+use tabula_core::go::playout::{HeavyPolicy, CFG_MAX};
 use tabula_core::sgf::{SgfGame, SgfMove};
 use tabula_core::{Game, Go, GoRules, Player};
 use tabula_search::analysis::AnalysisLimits;
@@ -208,11 +208,9 @@ pub fn knowledge(
 
 /// The player `args` ask for, for `game`'s board size.
 fn make_player(args: &GtpArgs, game: &Go) -> Result<Box<dyn GoPlayer>> {
-    if args.prior_cfg.len() > tabula_core::go::playout::CFG_MAX as usize {
+    if args.prior_cfg.len() > CFG_MAX as usize {
         anyhow::bail!(
-            "--prior-cfg takes at most {} numbers (distances 1 to {}), not {}",
-            tabula_core::go::playout::CFG_MAX,
-            tabula_core::go::playout::CFG_MAX,
+            "--prior-cfg takes at most {CFG_MAX} numbers (distances 1 to {CFG_MAX}), not {}",
             args.prior_cfg.len()
         );
     }
